@@ -1,0 +1,57 @@
+// swift-tools-version: 6.1
+import PackageDescription
+
+let package = Package(
+    name: "ForkStore",
+    platforms: [.macOS(.v15)],
+    products: [
+        .library(name: "ForkStore", targets: ["ForkStore"]),
+        .executable(name: "forknotes", targets: ["forknotes"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+    ],
+    targets: [
+        // The C library. Only ForkStoreGit imports it.
+        .systemLibrary(
+            name: "CLibGit2",
+            pkgConfig: "libgit2",
+            providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
+        ),
+        // Every libgit2 call, checked in one place; `package` API only.
+        .target(name: "ForkStoreGit", dependencies: ["CLibGit2"]),
+        // The public library: stores, forks, commits, merging, history.
+        .target(
+            name: "ForkStore",
+            dependencies: [
+                "ForkStoreGit",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // The sample sync CLI.
+        .executableTarget(
+            name: "forknotes",
+            dependencies: [
+                "ForkStore",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Samples/forknotes"
+        ),
+        // A writer process for the multi-process and crash tests.
+        .executableTarget(
+            name: "forkstore-stress-writer",
+            dependencies: ["ForkStore"],
+            path: "Tests/StressWriter"
+        ),
+        .testTarget(
+            name: "ForkStoreTests",
+            dependencies: ["ForkStore", "ForkStoreGit", "forkstore-stress-writer"]
+        ),
+        .testTarget(
+            name: "ForkNotesTests",
+            dependencies: ["forknotes"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,21 @@
+#ifndef FORKSTORE_CLIBGIT2_SHIM_H
+#define FORKSTORE_CLIBGIT2_SHIM_H
+
+#include <git2.h>
+#include <git2/sys/repository.h>
+
+// git_libgit2_opts is variadic, which Swift does not import: one wrapper per option we use.
+
+static inline int forkstore_git_enable_fsync_gitdir(int enabled) {
+    return git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR, enabled);
+}
+
+static inline int forkstore_git_set_cache_object_limit(git_object_t type, size_t size) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT, type, size);
+}
+
+static inline int forkstore_git_set_cache_max_size(ssize_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, bytes);
+}
+
+#endif

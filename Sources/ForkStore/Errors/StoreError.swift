@@ -1,0 +1,114 @@
+/// Everything that can go wrong in a store, with what failed and why.
+///
+/// Match the case you can act on in `catch`:
+///
+/// ```swift
+/// do {
+///     let notes = try store.value()
+/// } catch StoreError.unknownModelVersion(let found, let known, _) {
+///     print("Written by model version \(found); this app knows \(known). Update the app.")
+/// }
+/// ```
+///
+/// No case ever carries a credential, and none is thrown after a partial write: a failed
+/// operation leaves the store as it was.
+public enum StoreError: Error, Sendable, Equatable {
+    /// Nothing exists at the path given to ``Store/open(at:options:)``.
+    case storeNotFound(path: String)
+    /// The path exists but is not a ForkStore store.
+    case notAStore(path: String, reason: String)
+    /// ``Store/create(at:options:)`` found a store or other files already there.
+    case storeAlreadyExists(path: String)
+    /// The store, or a commit in it, was written in a newer on-disk format than this library reads.
+    case newerFormatVersion(found: Int, supported: Int)
+    /// A fork name breaks git's reference-name rules or ForkStore's own.
+    case invalidForkName(String, reason: String)
+    /// No fork has this name.
+    case forkNotFound(String)
+    /// A fork with this name exists already.
+    case forkAlreadyExists(String)
+    /// The fork cannot be deleted or rewritten this way (`main` is never deleted).
+    case protectedFork(String)
+    /// No commit has this id, or the text is not a commit id.
+    case commitNotFound(String)
+    /// A commit is stamped with a model version newer than the type knows. Nothing was decoded.
+    case unknownModelVersion(found: Int, known: Int, commit: CommitID)
+    /// A commit has no `Model-Version` trailer, so its data cannot be read safely.
+    case missingModelVersion(commit: CommitID)
+    /// A stored blob is not valid JSON.
+    case invalidJSON(commit: CommitID, path: String, reason: String)
+    /// A stored blob is valid JSON but does not decode as the resource type.
+    case undecodableValue(commit: CommitID, path: String, reason: String)
+    /// An object the store needs is missing from the object database or damaged.
+    case missingObject(id: String, reason: String)
+    /// The value could not be encoded to JSON.
+    case encodingFailed(reason: String)
+    /// A merge strategy threw.
+    case mergeFailed(reason: String)
+    /// Other writers kept moving the fork; the write was given up after this many attempts.
+    case concurrentUpdate(fork: String, attempts: Int)
+    /// The underlying git repository failed: the operation and libgit2's reason.
+    case repository(operation: String, reason: String)
+    /// A file-system operation around the repository failed (the lock file, the manifest).
+    case fileSystem(path: String, reason: String)
+}
+
+extension StoreError: CustomStringConvertible {
+    public var description: String {
+        switch self {
+        case .storeNotFound(let path):
+            "No store at '\(path)'. Create one first (for the sample: forknotes init --store \(path))."
+        case .notAStore(let path, let reason):
+            "'\(path)' is not a ForkStore store: \(reason)."
+        case .storeAlreadyExists(let path):
+            "'\(path)' already exists and is not empty; choose another path or open the existing store."
+        case .newerFormatVersion(let found, let supported):
+            "Written in on-disk format version \(found), but this build of ForkStore reads up to \(supported). Update the app."
+        case .invalidForkName(let name, let reason):
+            "Invalid fork name '\(name.escapedForMessages)': \(reason)."
+        case .forkNotFound(let name):
+            "No fork named '\(name)'."
+        case .forkAlreadyExists(let name):
+            "A fork named '\(name)' already exists."
+        case .protectedFork(let name):
+            "The fork '\(name)' is protected and cannot be changed this way."
+        case .commitNotFound(let text):
+            "No commit '\(text.escapedForMessages)' in this store."
+        case .unknownModelVersion(let found, let known, let commit):
+            "Commit \(commit.short) holds data of model version \(found), but this app knows model version \(known) at most. Nothing was read; update the app to read it."
+        case .missingModelVersion(let commit):
+            "Commit \(commit.short) has no Model-Version trailer, so its data cannot be read safely."
+        case .invalidJSON(let commit, let path, let reason):
+            "'\(path)' in commit \(commit.short) is not valid JSON: \(reason)."
+        case .undecodableValue(let commit, let path, let reason):
+            "'\(path)' in commit \(commit.short) does not decode as the resource type: \(reason)."
+        case .missingObject(let id, let reason):
+            "Object \(id) is missing or damaged: \(reason)."
+        case .encodingFailed(let reason):
+            "The value could not be encoded: \(reason)."
+        case .mergeFailed(let reason):
+            "The merge strategy failed: \(reason)."
+        case .concurrentUpdate(let fork, let attempts):
+            "Gave up writing fork '\(fork)' after \(attempts) attempts: other writers kept moving it."
+        case .repository(let operation, let reason):
+            "The repository failed during \(operation): \(reason)."
+        case .fileSystem(let path, let reason):
+            "File-system error at '\(path)': \(reason)."
+        }
+    }
+}
+
+extension String {
+    /// The text with control characters shown as escapes, so hostile input cannot garble a terminal.
+    var escapedForMessages: String {
+        var result = ""
+        for scalar in unicodeScalars {
+            if scalar.value < 0x20 || scalar.value == 0x7F {
+                result += "\\u{\(String(scalar.value, radix: 16))}"
+            } else {
+                result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// The on-disk format this build writes and the highest it reads.
+public enum FormatVersion {
+    /// The current on-disk format. Written into every commit and into the manifest.
+    public static let current = 1
+}
+
+/// The file `forkstore.json` in a store's git directory: marks the folder as a store and
+/// records its format. Its JSON Schema is `Schema/manifest.schema.json`.
+struct Manifest: Codable, Equatable {
+    static let fileName = "forkstore.json"
+
+    /// Always "forkstore".
+    var format: String
+    var formatVersion: Int
+    /// The kind of resource the store holds: "value" (one Codable value).
+    var resource: String
+
+    static let current = Manifest(format: "forkstore", formatVersion: FormatVersion.current, resource: "value")
+
+    func encoded() throws -> [UInt8] {
+        let encoder = JSONEncoder()
+        return try CanonicalJSON.canonicalize(Array(encoder.encode(self)))
+    }
+
+    /// Reads and checks the manifest of the store whose git directory is `gitDirectory`.
+    static func read(gitDirectory: String, storePath: String) throws(StoreError) -> Manifest {
+        let path = (gitDirectory as NSString).appendingPathComponent(fileName)
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw StoreError.notAStore(path: storePath, reason: "it is a git repository without a \(fileName) manifest")
+        }
+        let manifest: Manifest
+        do {
+            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+        } catch {
+            throw StoreError.notAStore(path: storePath, reason: "its \(fileName) manifest is not valid")
+        }
+        guard manifest.format == "forkstore" else {
+            throw StoreError.notAStore(path: storePath, reason: "its manifest names format '\(manifest.format)'")
+        }
+        guard manifest.formatVersion <= FormatVersion.current else {
+            throw StoreError.newerFormatVersion(found: manifest.formatVersion, supported: FormatVersion.current)
+        }
+        return manifest
+    }
+}

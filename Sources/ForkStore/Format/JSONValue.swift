@@ -1,0 +1,52 @@
+/// A parsed JSON document, kept exactly: object keys compare by their UTF-8 bytes (not by
+/// Swift's canonical string equivalence), and numbers keep their canonical literal text so
+/// large integers never pass through `Double`.
+public enum JSONValue: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    /// A number in canonical form (see ``CanonicalJSON``).
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    /// Members sorted by the UTF-8 bytes of their keys, with no duplicate key.
+    case object([Member])
+
+    /// One member of a JSON object.
+    public struct Member: Sendable, Hashable {
+        public var key: String
+        public var value: JSONValue
+
+        public init(key: String, value: JSONValue) {
+            self.key = key
+            self.value = value
+        }
+
+        public static func == (lhs: Member, rhs: Member) -> Bool {
+            lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
+        }
+
+        public func hash(into hasher: inout Hasher) {
+            hasher.combine(key.utf8.count)
+            for byte in key.utf8 { hasher.combine(byte) }
+            hasher.combine(value)
+        }
+    }
+
+    /// The value of `key` in an object, by exact UTF-8 comparison.
+    public subscript(key: String) -> JSONValue? {
+        guard case .object(let members) = self else { return nil }
+        return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+    }
+}
+
+extension JSONValue {
+    /// Builds an object from members in any order, sorting them canonically.
+    /// Returns nil if two members have the same key.
+    static func object(unsorted members: [Member]) -> JSONValue? {
+        let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
+        for (left, right) in zip(sorted, sorted.dropFirst()) where left.key.utf8.elementsEqual(right.key.utf8) {
+            return nil
+        }
+        return .object(sorted)
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+/// Encodes resources to canonical JSON and decodes them back, naming the commit on failure.
+enum ValueCodec {
+    /// Where a single-value resource lives in a commit's tree.
+    static let valuePath = "value.json"
+
+    static func encode<Value: Encodable>(_ value: Value) throws(StoreError) -> [UInt8] {
+        let raw: Data
+        do {
+            raw = try JSONEncoder().encode(value)
+        } catch {
+            throw StoreError.encodingFailed(reason: String(describing: error))
+        }
+        do {
+            return try CanonicalJSON.canonicalize(Array(raw))
+        } catch {
+            throw StoreError.encodingFailed(reason: error.description)
+        }
+    }
+
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
+    ) throws(StoreError) -> Value {
+        do {
+            _ = try CanonicalJSON.parse(bytes)
+        } catch {
+            throw StoreError.invalidJSON(commit: commit, path: path, reason: error.description)
+        }
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+        } catch {
+            throw StoreError.undecodableValue(commit: commit, path: path, reason: describe(error))
+        }
+    }
+
+    private static func describe(_ error: any Error) -> String {
+        guard let error = error as? DecodingError else { return String(describing: error) }
+        func path(_ context: DecodingError.Context) -> String {
+            let keys = context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }
+            return keys.isEmpty ? "the top level" : keys.joined(separator: ".")
+        }
+        switch error {
+        case .keyNotFound(let key, let context): return "missing key '\(key.stringValue)' at \(path(context))"
+        case .typeMismatch(_, let context): return "wrong type at \(path(context)): \(context.debugDescription)"
+        case .valueNotFound(_, let context): return "missing value at \(path(context))"
+        case .dataCorrupted(let context): return "corrupt data at \(path(context)): \(context.debugDescription)"
+        @unknown default: return String(describing: error)
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ForkStoreGit
+
+/// Computes the merged value of two commits: merge base(s) from libgit2, a virtual base for
+/// criss-cross histories, the two-way salvage for unrelated ones, and a three-way merge of
+/// the decoded values. Runs inside the store's lock.
+struct MergeEngine<Value: Resource> {
+    let repository: Repository
+
+    /// A value together with its canonical JSON, which decides equality.
+    struct Version {
+        let value: Value?
+        let json: [UInt8]?
+
+        init(_ value: Value?) throws(StoreError) {
+            self.value = value
+            self.json = try value.map { (value) throws(StoreError) in try ValueCodec.encode(value) }
+        }
+    }
+
+    /// The merged value of two commits and how it was decided.
+    func merge(_ one: Commit, _ two: Commit) throws -> (version: Version, decision: MergeDecision) {
+        let (dominant, subordinate) = one.outranks(two) ? (one, two) : (two, one)
+        let dominantVersion = try version(of: dominant)
+        let subordinateVersion = try version(of: subordinate)
+        let bases = try mergeBases(dominant, subordinate)
+        guard !bases.isEmpty else {
+            return try salvage(dominantVersion, subordinateVersion)
+        }
+        let ancestor = try virtualBase(of: bases)
+        return try threeWay(ancestor: ancestor, dominant: dominantVersion, subordinate: subordinateVersion)
+    }
+
+    private func version(of commit: Commit) throws -> Version {
+        try Version(Store<Value>.snapshot(of: commit, in: repository).value)
+    }
+
+    /// Merge bases ordered by rank, highest first, so every replica folds them the same way.
+    private func mergeBases(_ one: Commit, _ two: Commit) throws -> [Commit] {
+        let ids: [ObjectID]
+        do {
+            ids = try repository.mergeBases(one.id.objectID, two.id.objectID)
+        } catch {
+            throw StoreError(error, during: "finding the merge base")
+        }
+        return try ids.map { id in try Store<Value>.commit(id, in: repository) }
+            .sorted { $0.outranks($1) }
+    }
+
+    /// With one merge base, its value. With several (a criss-cross), the bases merged into one
+    /// virtual ancestor, as git's recursive strategy does.
+    private func virtualBase(of bases: [Commit]) throws -> Version {
+        var accumulated = try version(of: bases[0])
+        for base in bases.dropFirst() {
+            let innerBases = try mergeBases(bases[0], base)
+            let next = try version(of: base)
+            if innerBases.isEmpty {
+                accumulated = try salvage(accumulated, next).version
+            } else {
+                accumulated = try threeWay(
+                    ancestor: try virtualBase(of: innerBases), dominant: accumulated, subordinate: next
+                ).version
+            }
+        }
+        return accumulated
+    }
+
+    private func threeWay(
+        ancestor: Version, dominant: Version, subordinate: Version
+    ) throws -> (version: Version, decision: MergeDecision) {
+        if dominant.json == subordinate.json { return (dominant, .identical) }
+        if subordinate.json == ancestor.json { return (dominant, .oneSided) }
+        if dominant.json == ancestor.json { return (subordinate, .oneSided) }
+        switch (ancestor.value, dominant.value, subordinate.value) {
+        case (_, nil, .some):
+            return (subordinate, .editWinsOverRemoval)
+        case (_, .some, nil):
+            return (dominant, .editWinsOverRemoval)
+        case (.some(let base), .some(let mine), .some(let theirs)):
+            guard let merged = try Self.merged(mine, theirs, base) else { return (dominant, .lastWriterWins) }
+            return (try Version(merged), .mergeable)
+        case (nil, .some, .some):
+            return try salvage(dominant, subordinate)
+        case (_, nil, nil):
+            return (dominant, .identical)
+        }
+    }
+
+    private func salvage(_ dominant: Version, _ subordinate: Version) throws -> (version: Version, decision: MergeDecision) {
+        if dominant.json == subordinate.json { return (dominant, .identical) }
+        guard let mine = dominant.value else { return (subordinate, .salvage) }
+        guard let theirs = subordinate.value else { return (dominant, .salvage) }
+        guard let salvaged = try Self.salvaged(mine, theirs) else { return (dominant, .lastWriterWins) }
+        return (try Version(salvaged), .salvage)
+    }
+
+    // MARK: Calling Mergeable on a value whose conformance is only known at run time
+
+    private static func merged(_ dominant: Value, _ subordinate: Value, _ ancestor: Value) throws -> Value? {
+        guard let mergeable = dominant as? any Mergeable else { return nil }
+        return try wrapFailure { try mergeOpened(mergeable, subordinate, ancestor) } as? Value
+    }
+
+    private static func salvaged(_ dominant: Value, _ subordinate: Value) throws -> Value? {
+        guard let mergeable = dominant as? any Mergeable else { return nil }
+        return try wrapFailure { try salvageOpened(mergeable, subordinate) } as? Value
+    }
+
+    private static func mergeOpened<M: Mergeable>(_ dominant: M, _ subordinate: Value, _ ancestor: Value) throws -> Any {
+        guard let subordinate = subordinate as? M, let ancestor = ancestor as? M else { return dominant }
+        return try dominant.merged(with: subordinate, ancestor: ancestor)
+    }
+
+    private static func salvageOpened<M: Mergeable>(_ dominant: M, _ subordinate: Value) throws -> Any {
+        guard let subordinate = subordinate as? M else { return dominant }
+        return try dominant.salvaged(with: subordinate)
+    }
+
+    private static func wrapFailure(_ body: () throws -> Any) throws -> Any {
+        do {
+            return try body()
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.mergeFailed(reason: String(describing: error))
+        }
+    }
+}

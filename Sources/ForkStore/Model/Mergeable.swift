@@ -1,0 +1,24 @@
+/// A value that merges itself when two forks changed it concurrently.
+///
+/// ForkStore calls ``merged(with:ancestor:)`` on the *dominant* side: the side whose head commit
+/// ranks higher (a Lamport counter, then the commit id). Where your merge must pick one side,
+/// pick `self`. Because dominance depends only on the two commits, every replica that merges
+/// the same two commits gets the same result, whichever fork or device runs the merge.
+///
+/// Values that are not `Mergeable` merge as a whole by last-writer-wins: the dominant side wins.
+///
+/// Laws a merge should keep (the test kit checks them):
+/// - `x.merged(with: x, ancestor: a) == x`
+/// - `x.merged(with: a, ancestor: a) == x` and `a.merged(with: x, ancestor: a) == x`
+public protocol Mergeable {
+    /// Merges two versions that both descend from `ancestor`. `self` is the dominant side.
+    func merged(with subordinate: Self, ancestor: Self) throws -> Self
+
+    /// Merges two versions with no common history (two devices that started offline).
+    /// `self` is the dominant side. The default keeps `self`.
+    func salvaged(with subordinate: Self) throws -> Self
+}
+
+extension Mergeable {
+    public func salvaged(with subordinate: Self) throws -> Self { self }
+}

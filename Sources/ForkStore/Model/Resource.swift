@@ -1,0 +1,20 @@
+/// A value a store holds: `Codable`, `Sendable`, and stamped with the model version of its type.
+///
+/// Every commit records the writer's ``modelVersion``. Raise it whenever the stored shape of
+/// the type changes: an app that reads a commit stamped with a higher version than it knows
+/// gets ``StoreError/unknownModelVersion(found:known:commit:)`` instead of a silent decode.
+///
+/// ```swift
+/// struct Settings: Resource {
+///     static let modelVersion = 1
+///     var theme: String
+///     var fontSize: Int
+/// }
+/// ```
+///
+/// Encode collections whose order carries no meaning (such as `Set`) in a sorted order, so
+/// that the same value always gives the same bytes on disk.
+public protocol Resource: Codable, Sendable {
+    /// The model version this build writes and the highest it can read. Starts at 1.
+    static var modelVersion: Int { get }
+}

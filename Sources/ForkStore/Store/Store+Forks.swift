@@ -1,0 +1,68 @@
+import ForkStoreGit
+
+extension Store {
+    /// Every fork of the store, sorted by name.
+    public func forks() throws -> [Fork] {
+        try repository.withRepository { repository in
+            try git("listing forks") { () throws(GitError) in
+                try repository.references(withPrefix: "refs/heads/").map {
+                    Fork(unchecked: String($0.name.dropFirst("refs/heads/".count)))
+                }
+            }
+        }
+    }
+
+    /// Whether a fork exists.
+    public func hasFork(_ fork: Fork) throws -> Bool {
+        try repository.withRepository { repository in
+            try git("reading fork '\(fork)'") { () throws(GitError) in
+                try repository.resolveReference(fork.referenceName) != nil
+            }
+        }
+    }
+
+    /// Creates a fork at a commit, by default at `main`'s head.
+    @discardableResult
+    public func createFork(_ fork: Fork, at commit: CommitID? = nil) throws -> Commit {
+        let head = try repository.withRepository { repository -> Commit in
+            let start = try commit.map { id in
+                do {
+                    return try Self.commit(id.objectID, in: repository)
+                } catch StoreError.missingObject {
+                    throw StoreError.commitNotFound(id.hex)
+                }
+            } ?? Self.head(of: .main, in: repository)
+            do {
+                try repository.updateReference(
+                    fork.referenceName, to: start.id.objectID, expecting: nil, logMessage: "forkstore: create fork")
+            } catch let error as GitError where error.code == .exists {
+                throw StoreError.forkAlreadyExists(fork.name)
+            } catch let error as GitError {
+                throw StoreError.invalidForkName(fork.name, reason: error.message)
+            }
+            return start
+        }
+        changeHub.publish(StoreChange(fork: fork, commit: head.id, kind: .forkCreated))
+        return head
+    }
+
+    /// Creates a fork at another fork's head.
+    @discardableResult
+    public func createFork(_ fork: Fork, from source: Fork) throws -> Commit {
+        try createFork(fork, at: head(of: source).id)
+    }
+
+    /// Deletes a fork. Its commits stay reachable from any fork that merged them.
+    /// `main` cannot be deleted.
+    public func deleteFork(_ fork: Fork) throws {
+        guard fork != .main else { throw StoreError.protectedFork(fork.name) }
+        let head = try repository.withRepository { repository -> Commit in
+            let head = try Self.head(of: fork, in: repository)
+            try git("deleting fork '\(fork)'") { () throws(GitError) in
+                try repository.deleteReference(fork.referenceName, expecting: head.id.objectID)
+            }
+            return head
+        }
+        changeHub.publish(StoreChange(fork: fork, commit: head.id, kind: .forkDeleted))
+    }
+}

@@ -1,0 +1,64 @@
+import ForkStoreGit
+
+extension Store {
+    /// Merges `source` into `target`.
+    ///
+    /// - If `target` already contains `source`'s head: ``MergeOutcome/upToDate``.
+    /// - If `target` has nothing of its own: it fast-forwards to `source`'s head.
+    /// - Otherwise a merge commit with parents `[target, source]` holds the merged value
+    ///   (see ``Mergeable`` and ``MergeDecision``). Its trailers name the fork merged from and
+    ///   the decision taken.
+    ///
+    /// The merged value depends only on the two commits, never on which fork or replica runs
+    /// the merge, so replicas that merge each other's work converge.
+    @discardableResult
+    public func merge(from source: Fork, into target: Fork) throws -> MergeOutcome {
+        guard source != target else { return .upToDate }
+        var merged = false
+        let (_, newHead) = try advance(target, kind: .merged, mergedFrom: source) { repository, head in
+            let theirs = try Self.head(of: source, in: repository)
+            merged = false
+            if theirs.id == head.id { return .nothing }
+            let ours = head.id.objectID, other = theirs.id.objectID
+            let (contained, behind) = try git("comparing '\(source)' with '\(target)'") { () throws(GitError) in
+                (try repository.isDescendant(ours, of: other), try repository.isDescendant(other, of: ours))
+            }
+            if contained { return .nothing }
+            if behind { return .fastForward(to: other) }
+            let (version, decision) = try MergeEngine<Value>(repository: repository).merge(head, theirs)
+            let tree = try Self.tree(for: version.value, in: repository)
+            let message = CommitMessage.compose(
+                "Merge fork '\(source)' into '\(target)'",
+                trailers: Self.stamp(
+                    lamport: max(head.lamport, theirs.lamport) + 1,
+                    [
+                        Trailer(key: TrailerKey.mergedFork, value: source.name),
+                        Trailer(key: TrailerKey.mergeStrategy, value: decision.rawValue),
+                    ]))
+            merged = true
+            return .commit(tree: tree, parents: [ours, other], message: message)
+        }
+        guard let newHead else { return .upToDate }
+        return merged ? .merged(newHead) : .fastForwarded(to: newHead.id)
+    }
+
+    /// Merges a fork's work into `main`.
+    @discardableResult
+    public func mergeIntoMain(from fork: Fork) throws -> MergeOutcome {
+        try merge(from: fork, into: .main)
+    }
+
+    /// Brings `main`'s work into a fork.
+    @discardableResult
+    public func mergeFromMain(into fork: Fork) throws -> MergeOutcome {
+        try merge(from: .main, into: fork)
+    }
+
+    /// Merges every fork into `main`, then `main` back into every fork, so all forks end
+    /// with the same value. `cloud` is left alone: only the exchange writes it.
+    public func syncAllForks() throws {
+        let others = try forks().filter { $0 != .main && $0 != .cloud }
+        for fork in others { try mergeIntoMain(from: fork) }
+        for fork in others { try mergeFromMain(into: fork) }
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import ForkStoreGit
+
+extension Store {
+    /// Saves `value` as the fork's new value in one commit.
+    ///
+    /// When the value is unchanged no commit is made and the current head is returned.
+    @discardableResult
+    public func save(_ value: Value, to fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try write(fork, message: message ?? "Update value") { _ in value }
+    }
+
+    /// Changes the fork's value in place and commits the result.
+    ///
+    /// `change` runs while the store is locked, so the value it sees is the newest and no
+    /// other write can slip in between. Keep it short and do not call the store from inside it.
+    /// Setting the value to nil removes it. When nothing changed no commit is made and the
+    /// current head is returned.
+    @discardableResult
+    public func update(
+        _ fork: Fork = .main, message: String? = nil, _ change: (inout Value?) throws -> Void
+    ) throws -> Commit {
+        try write(fork, message: message ?? "Update value") { current in
+            var value = current
+            try change(&value)
+            return value
+        }
+    }
+
+    /// Removes the fork's value with a tombstone commit: a commit whose tree holds no value.
+    /// The history keeps every earlier value.
+    @discardableResult
+    public func remove(from fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try write(fork, message: message ?? "Remove value") { _ in nil }
+    }
+
+    /// Commits whatever `newValue` returns for the current value, unless it is unchanged.
+    func write(
+        _ fork: Fork, message: String, kind: StoreChange.Kind = .committed,
+        _ newValue: (Value?) throws -> Value?
+    ) throws -> Commit {
+        let outcome = try advance(fork, kind: kind) { repository, head in
+            let current = try Self.snapshot(of: head, in: repository).value
+            let tree = try Self.tree(for: try newValue(current), in: repository)
+            guard tree != head.tree else { return .nothing }
+            let text = CommitMessage.compose(message, trailers: Self.stamp(lamport: head.lamport + 1))
+            return .commit(tree: tree, parents: [head.id.objectID], message: text)
+        }
+        return outcome.newHead ?? outcome.oldHead
+    }
+
+    /// What a write decided to do to a fork's head.
+    enum Advance {
+        case nothing
+        case commit(tree: ObjectID, parents: [ObjectID], message: String)
+        case fastForward(to: ObjectID)
+    }
+
+    /// Moves a fork under the store's lock and the cross-process writer lock, with a
+    /// compare-and-swap on its reference. When another writer moved the fork in between,
+    /// `decide` runs again on top of the winner's commit.
+    func advance(
+        _ fork: Fork, kind: StoreChange.Kind, mergedFrom: Fork? = nil,
+        _ decide: (Repository, Commit) throws -> Advance
+    ) throws -> (oldHead: Commit, newHead: Commit?) {
+        let result = try repository.withRepository { repository in
+            try writerLock.withLock { () throws -> (oldHead: Commit, newHead: Commit?) in
+                for attempt in 1...options.maximumWriteAttempts {
+                    let head = try Self.head(of: fork, in: repository)
+                    let target: ObjectID
+                    switch try decide(repository, head) {
+                    case .nothing:
+                        return (head, nil)
+                    case .fastForward(let id):
+                        target = id
+                    case .commit(let tree, let parents, let message):
+                        target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
+                            try repository.createCommit(tree: tree, parents: parents, message: message, signature: signature)
+                        }
+                    }
+                    do {
+                        try repository.updateReference(
+                            fork.referenceName, to: target, expecting: head.id.objectID,
+                            logMessage: "forkstore: \(kind)")
+                    } catch let error as GitError where error.code == .modified || error.code == .exists {
+                        options.logger.debug("fork '\(fork)' moved during a write; retrying (attempt \(attempt))")
+                        continue
+                    } catch let error as GitError where error.code == .locked {
+                        removeStaleLockFiles(of: fork, in: repository)
+                        continue
+                    } catch let error as GitError {
+                        throw StoreError(error, during: "moving fork '\(fork)'")
+                    }
+                    return (head, try Self.commit(target, in: repository))
+                }
+                throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
+            }
+        }
+        if let newHead = result.newHead {
+            changeHub.publish(StoreChange(fork: fork, commit: newHead.id, mergedFrom: mergedFrom, kind: kind))
+        }
+        return result
+    }
+
+    /// Deletes git lock files for a fork's reference. Only called while this process holds the
+    /// writer lock, so no other ForkStore writer can own them: they were left by a killed process.
+    private func removeStaleLockFiles(of fork: Fork, in repository: Repository) {
+        let gitDirectory = repository.gitDirectory
+        for file in [fork.referenceName + ".lock", "packed-refs.lock"] {
+            let path = gitDirectory + file
+            if FileManager.default.fileExists(atPath: path) {
+                options.logger.notice("removing stale lock file \(path) left by a killed writer")
+                try? FileManager.default.removeItem(atPath: path)
+            }
+        }
+    }
+}

@@ -1,0 +1,35 @@
+import Logging
+
+/// How a store writes: durability, the name on its commits, retries and logging.
+public struct StoreOptions: Sendable {
+    /// When true, libgit2 fsyncs objects and refs before a write returns, so an acknowledged
+    /// commit also survives power loss, at about twice the cost per commit. libgit2 keeps this
+    /// as a process-wide setting: once one store turns it on, every store in the process fsyncs.
+    public var fsync: Bool
+
+    /// The author and committer name written into commits.
+    public var authorName: String
+    /// The author and committer email written into commits.
+    public var authorEmail: String
+
+    /// How many times a write is retried on top of another writer's commit before giving up
+    /// with ``StoreError/concurrentUpdate(fork:attempts:)``.
+    public var maximumWriteAttempts: Int
+
+    /// Where the store logs retries, merges and recovered lock files (debug and notice levels).
+    public var logger: Logger
+
+    public init(
+        fsync: Bool = false,
+        authorName: String = "ForkStore",
+        authorEmail: String = "forkstore@localhost",
+        maximumWriteAttempts: Int = 16,
+        logger: Logger = Logger(label: "ForkStore")
+    ) {
+        self.fsync = fsync
+        self.authorName = authorName
+        self.authorEmail = authorEmail
+        self.maximumWriteAttempts = max(1, maximumWriteAttempts)
+        self.logger = logger
+    }
+}

@@ -1,0 +1,33 @@
+import CLibGit2
+
+/// Process-wide libgit2 set-up, done once before the first repository is opened.
+package enum Libgit2 {
+    private static let initialized: Bool = {
+        git_libgit2_init()
+        // Trees are read on every lookup by path; libgit2 caches only small ones by default.
+        _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
+        _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_COMMIT, 1 << 16)
+        return true
+    }()
+
+    /// Initializes libgit2 if that has not happened yet. Cheap after the first call.
+    package static func ensureInitialized() {
+        _ = initialized
+    }
+
+    /// Turns on fsync of objects, refs and packs written by libgit2 in this process.
+    ///
+    /// libgit2 keeps this as a global setting: once any store asks for it, every repository
+    /// in the process fsyncs.
+    package static func enableFsync() throws(GitError) {
+        ensureInitialized()
+        try check("git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR)") { forkstore_git_enable_fsync_gitdir(1) }
+    }
+
+    /// The linked libgit2's version, for diagnostics.
+    package static var version: String {
+        var major: Int32 = 0, minor: Int32 = 0, revision: Int32 = 0
+        git_libgit2_version(&major, &minor, &revision)
+        return "\(major).\(minor).\(revision)"
+    }
+}

@@ -1,0 +1,73 @@
+import CLibGit2
+
+extension Repository {
+    /// All best common ancestors of two commits; empty when their histories are unrelated.
+    package func mergeBases(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> [ObjectID] {
+        var array = git_oidarray()
+        var first = one.raw, second = two.raw
+        let result = git_merge_bases(&array, pointer, &first, &second)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return []
+        }
+        guard result == 0 else { throw lastError(function: "git_merge_bases", code: result) }
+        defer { git_oidarray_dispose(&array) }
+        return (0..<array.count).map { ObjectID(array.ids[$0]) }
+    }
+
+    /// Whether `commit` has `ancestor` in its history (a commit is not its own descendant).
+    package func isDescendant(_ commit: ObjectID, of ancestor: ObjectID) throws(GitError) -> Bool {
+        var c = commit.raw, a = ancestor.raw
+        let result = try check("git_graph_descendant_of") { git_graph_descendant_of(pointer, &c, &a) }
+        return result == 1
+    }
+
+    /// Commits reachable from `head`, newest first in topological order, at most `limit`.
+    package func walk(from head: ObjectID, limit: Int?) throws(GitError) -> [ObjectID] {
+        var walker: OpaquePointer?
+        try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
+        defer { git_revwalk_free(walker) }
+        try check("git_revwalk_sorting") {
+            git_revwalk_sorting(walker, GIT_SORT_TOPOLOGICAL.rawValue | GIT_SORT_TIME.rawValue)
+        }
+        var start = head.raw
+        try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
+        var ids: [ObjectID] = []
+        var oid = git_oid()
+        while limit.map({ ids.count < $0 }) ?? true {
+            let result = git_revwalk_next(&oid, walker)
+            if result == GIT_ITEROVER.rawValue {
+                git_error_clear()
+                break
+            }
+            guard result == 0 else { throw lastError(function: "git_revwalk_next", code: result) }
+            ids.append(ObjectID(oid))
+        }
+        return ids
+    }
+}
+
+extension Repository {
+    /// The commit whose id starts with `prefix` (at least 4 hexadecimal digits, unique).
+    package func commit(withPrefix prefix: String) throws(GitError) -> ObjectID {
+        guard prefix.utf8.count >= 4, prefix.utf8.count <= 40, ObjectID(hex: prefix.padding(toLength: 40)) != nil else {
+            throw GitError(
+                function: "git_oid_fromstrn", rawCode: GIT_EINVALIDSPEC.rawValue, errorClass: 0,
+                message: "'\(prefix)' is not a commit id")
+        }
+        var oid = git_oid()
+        try check("git_oid_fromstrn") { git_oid_fromstrn(&oid, prefix, prefix.utf8.count) }
+        var object: OpaquePointer?
+        try check("git_object_lookup_prefix") {
+            git_object_lookup_prefix(&object, pointer, &oid, prefix.utf8.count, GIT_OBJECT_COMMIT)
+        }
+        defer { git_object_free(object) }
+        return ObjectID(git_object_id(object).pointee)
+    }
+}
+
+extension String {
+    fileprivate func padding(toLength length: Int) -> String {
+        self + String(repeating: "0", count: max(0, length - utf8.count))
+    }
+}

@@ -1,0 +1,113 @@
+import CLibGit2
+
+/// The kind of object a tree entry names.
+package enum EntryKind: Sendable, Equatable {
+    case blob
+    case tree
+    case other
+
+    var fileMode: git_filemode_t {
+        switch self {
+        case .tree: GIT_FILEMODE_TREE
+        case .blob, .other: GIT_FILEMODE_BLOB
+        }
+    }
+}
+
+/// One entry of a git tree.
+package struct TreeEntry: Sendable, Equatable {
+    package var name: String
+    package var id: ObjectID
+    package var kind: EntryKind
+
+    package init(name: String, id: ObjectID, kind: EntryKind) {
+        self.name = name
+        self.id = id
+        self.kind = kind
+    }
+}
+
+extension Repository {
+    /// Writes a blob through the object database, which skips objects that already exist.
+    package func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+        var oid = git_oid()
+        try check("git_odb_write") {
+            bytes.withUnsafeBytes { buffer in
+                git_odb_write(&oid, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+            }
+        }
+        return ObjectID(oid)
+    }
+
+    /// The content of a blob.
+    package func readBlob(_ id: ObjectID) throws(GitError) -> [UInt8] {
+        var oid = id.raw
+        var blob: OpaquePointer?
+        try check("git_blob_lookup") { git_blob_lookup(&blob, pointer, &oid) }
+        defer { git_blob_free(blob) }
+        let size = Int(git_blob_rawsize(blob))
+        guard size > 0, let content = git_blob_rawcontent(blob) else { return [] }
+        return Array(UnsafeRawBufferPointer(start: content, count: size))
+    }
+
+    /// Writes a tree holding exactly `entries`.
+    package func writeTree(_ entries: [TreeEntry]) throws(GitError) -> ObjectID {
+        var builder: OpaquePointer?
+        try check("git_treebuilder_new") { git_treebuilder_new(&builder, pointer, nil) }
+        defer { git_treebuilder_free(builder) }
+        for entry in entries {
+            var oid = entry.id.raw
+            try check("git_treebuilder_insert") {
+                git_treebuilder_insert(nil, builder, entry.name, &oid, entry.kind.fileMode)
+            }
+        }
+        var oid = git_oid()
+        try check("git_treebuilder_write") { git_treebuilder_write(&oid, builder) }
+        return ObjectID(oid)
+    }
+
+    /// The entries of a tree, in git's order.
+    package func treeEntries(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
+        var oid = id.raw
+        var tree: OpaquePointer?
+        try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &oid) }
+        defer { git_tree_free(tree) }
+        let count = git_tree_entrycount(tree)
+        var entries: [TreeEntry] = []
+        entries.reserveCapacity(count)
+        for index in 0..<count {
+            guard let entry = git_tree_entry_byindex(tree, index) else { continue }
+            entries.append(Self.treeEntry(entry))
+        }
+        return entries
+    }
+
+    /// The entry at a slash-separated path below a tree, or nil when there is none.
+    package func entry(atPath path: String, inTree id: ObjectID) throws(GitError) -> TreeEntry? {
+        var oid = id.raw
+        var tree: OpaquePointer?
+        try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &oid) }
+        defer { git_tree_free(tree) }
+        var entry: OpaquePointer?
+        let result = git_tree_entry_bypath(&entry, tree, path)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return nil
+        }
+        guard result == 0 else { throw lastError(function: "git_tree_entry_bypath", code: result) }
+        defer { git_tree_entry_free(entry) }
+        return Self.treeEntry(entry!)
+    }
+
+    private static func treeEntry(_ entry: OpaquePointer) -> TreeEntry {
+        let name = String(cString: git_tree_entry_name(entry))
+        let id = ObjectID(git_tree_entry_id(entry).pointee)
+        let kind: EntryKind =
+            switch git_tree_entry_type(entry) {
+            case GIT_OBJECT_BLOB: .blob
+            case GIT_OBJECT_TREE: .tree
+            default: .other
+            }
+        return TreeEntry(name: name, id: id, kind: kind)
+    }
+}

@@ -1,0 +1,58 @@
+import CLibGit2
+
+/// An open libgit2 repository.
+///
+/// Not `Sendable`: libgit2 allows one thread at a time per repository object, so its owner
+/// (a store) serializes every use. Frees its handles when the last reference goes away.
+package final class Repository {
+    let pointer: OpaquePointer
+    let odb: OpaquePointer
+
+    private init(pointer: OpaquePointer) throws(GitError) {
+        var odb: OpaquePointer?
+        do {
+            try check("git_repository_odb") { git_repository_odb(&odb, pointer) }
+        } catch {
+            git_repository_free(pointer)
+            throw error
+        }
+        self.pointer = pointer
+        self.odb = odb!  // set by a successful git_repository_odb
+    }
+
+    deinit {
+        git_odb_free(odb)
+        git_repository_free(pointer)
+    }
+
+    /// Creates a bare repository whose HEAD names `initialBranch`, creating folders as needed.
+    package static func createBare(at path: String, initialBranch: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var options = git_repository_init_options()
+        try check("git_repository_init_options_init") {
+            git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION))
+        }
+        options.flags = GIT_REPOSITORY_INIT_BARE.rawValue | GIT_REPOSITORY_INIT_MKPATH.rawValue
+        var repository: OpaquePointer?
+        try check("git_repository_init_ext") {
+            initialBranch.withCString { branch in
+                options.initial_head = branch
+                return git_repository_init_ext(&repository, path, &options)
+            }
+        }
+        return try Repository(pointer: repository!)
+    }
+
+    /// Opens the bare repository at exactly `path`, without searching parent folders.
+    package static func openBare(at path: String) throws(GitError) -> Repository {
+        Libgit2.ensureInitialized()
+        var repository: OpaquePointer?
+        try check("git_repository_open_bare") { git_repository_open_bare(&repository, path) }
+        return try Repository(pointer: repository!)
+    }
+
+    /// The repository's git directory, with a trailing slash.
+    package var gitDirectory: String {
+        String(cString: git_repository_path(pointer))
+    }
+}

@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs what ForkStore needs to build and test, if it is missing: libgit2 (with
+# pkg-config) and git. Safe to run again; it does nothing when everything is there.
+set -euo pipefail
+
+need=()
+command -v git >/dev/null 2>&1 || need+=(git)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+pkg-config --exists libgit2 2>/dev/null || need+=(libgit2-dev)
+
+if [ ${#need[@]} -eq 0 ]; then
+  exit 0
+fi
+
+if command -v apt-get >/dev/null 2>&1; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "Installing: ${need[*]}" >&2
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+elif command -v brew >/dev/null 2>&1; then
+  brew install libgit2 pkg-config git
+else
+  echo "Please install libgit2 (with its pkg-config file) and git, then run this again." >&2
+  exit 1
+fi
