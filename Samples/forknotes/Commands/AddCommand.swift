@@ -1,0 +1,27 @@
+import ArgumentParser
+import ForkStore
+
+struct AddCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "add",
+        abstract: "Add a note; prints its id alone on the last line.",
+        discussion: #"Example: forknotes add --store notes --title "Call Ada" --body "about the merge" --tag work"#)
+
+    @OptionGroup var location: StoreLocation
+    @OptionGroup var selection: ForkSelection
+
+    @Option(help: "The note's title.") var title: String
+    @Option(help: "The note's text.") var body: String = ""
+    @Option(name: .customLong("tag"), help: "A tag; repeat for more.") var tags: [String] = []
+
+    func run() throws {
+        let store = try location.open()
+        let note = Note(id: Note.makeID(), title: title, body: body, tags: Set(tags))
+        try store.update(try selection.parsed(), message: "Add note \(note.id)") { notebook in
+            var notes = notebook ?? Notebook()
+            notes.notes[note.id] = note
+            notebook = notes
+        }
+        print(note.id)
+    }
+}

@@ -1,0 +1,52 @@
+import ArgumentParser
+import ForkStore
+
+struct ForkCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "fork",
+        abstract: "Create, list and delete forks.",
+        subcommands: [Create.self, List.self, Delete.self])
+
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Create a fork at main's head.",
+            discussion: "Example: forknotes fork create --store notes phone")
+
+        @OptionGroup var location: StoreLocation
+        @Argument(help: "The new fork's name.") var name: String
+
+        func run() throws {
+            let store = try location.open()
+            let head = try store.createFork(try Fork(name))
+            print("Created fork '\(name)' at \(head.id.short)")
+        }
+    }
+
+    struct List: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "List the forks.",
+            discussion: "Example: forknotes fork list --store notes")
+
+        @OptionGroup var location: StoreLocation
+
+        func run() throws {
+            for fork in try location.open().forks() {
+                print(fork.name)
+            }
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Delete a fork (main cannot be deleted).",
+            discussion: "Example: forknotes fork delete --store notes phone")
+
+        @OptionGroup var location: StoreLocation
+        @Argument(help: "The fork to delete.") var name: String
+
+        func run() throws {
+            try location.open().deleteFork(try Fork(name))
+            print("Deleted fork '\(name)'")
+        }
+    }
+}

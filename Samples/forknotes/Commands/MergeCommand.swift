@@ -1,0 +1,32 @@
+import ArgumentParser
+import ForkStore
+
+struct MergeCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "merge",
+        abstract: "Merge one fork into another (by default into main).",
+        discussion: "Example: forknotes merge --store notes --from phone")
+
+    @OptionGroup var location: StoreLocation
+    @Option(help: ArgumentHelp("The fork to merge from.", valueName: "name")) var from: String
+    @Option(help: ArgumentHelp("The fork to merge into.", valueName: "name")) var into: String = "main"
+
+    func validate() throws {
+        for name in [from, into] {
+            do { _ = try Fork(name) } catch { throw ValidationError(error.description) }
+        }
+    }
+
+    func run() throws {
+        let store = try location.open()
+        switch try store.merge(from: try Fork(from), into: try Fork(into)) {
+        case .upToDate:
+            print("'\(into)' already has everything from '\(from)'.")
+        case .fastForwarded(let commit):
+            print("Fast-forwarded '\(into)' to \(commit.short).")
+        case .merged(let commit):
+            let decision = commit.trailer("Merge-Strategy") ?? "merge"
+            print("Merged '\(from)' into '\(into)': \(commit.id.short) (\(decision)).")
+        }
+    }
+}

@@ -1,0 +1,23 @@
+import ArgumentParser
+import ForkStore
+
+@main
+struct ForkNotes: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "forknotes",
+        abstract: "A small notes app on ForkStore: notes versioned in git, with forks and merges.",
+        discussion: """
+            Example:
+              forknotes init --store notes
+              forknotes add --store notes --title "Groceries" --tag home
+              forknotes fork create --store notes phone
+              forknotes merge --store notes --from phone
+
+            Exit codes: 0 success, 1 error (the message says what failed and what to do), 64 bad usage.
+            """,
+        subcommands: [
+            InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self,
+            ForkCommand.self, MergeCommand.self, LogCommand.self, DemoCommand.self,
+        ]
+    )
+}
