@@ -38,19 +38,25 @@ let package = Package(
             ],
             path: "Samples/forknotes"
         ),
+        // Shared by the tests and the stress writer: test resources, temporary folders, git CLI.
+        .target(
+            name: "ForkStoreTestSupport",
+            dependencies: ["ForkStore"],
+            path: "Tests/Support"
+        ),
         // A writer process for the multi-process and crash tests.
         .executableTarget(
             name: "forkstore-stress-writer",
-            dependencies: ["ForkStore"],
+            dependencies: ["ForkStore", "ForkStoreTestSupport"],
             path: "Tests/StressWriter"
         ),
         .testTarget(
             name: "ForkStoreTests",
-            dependencies: ["ForkStore", "ForkStoreGit", "forkstore-stress-writer"]
+            dependencies: ["ForkStore", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkNotesTests",
-            dependencies: ["forknotes"]
+            dependencies: ["forknotes", "ForkStoreTestSupport"]
         ),
     ],
     swiftLanguageModes: [.v6]

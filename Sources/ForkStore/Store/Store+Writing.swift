@@ -63,6 +63,7 @@ extension Store {
         _ fork: Fork, kind: StoreChange.Kind, mergedFrom: Fork? = nil,
         _ decide: (Repository, Commit) throws -> Advance
     ) throws -> (oldHead: Commit, newHead: Commit?) {
+        var publishedKind = kind
         let result = try repository.withRepository { repository in
             try writerLock.withLock { () throws -> (oldHead: Commit, newHead: Commit?) in
                 for attempt in 1...options.maximumWriteAttempts {
@@ -73,7 +74,9 @@ extension Store {
                         return (head, nil)
                     case .fastForward(let id):
                         target = id
+                        publishedKind = .fastForwarded
                     case .commit(let tree, let parents, let message):
+                        publishedKind = kind
                         target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
                             try repository.createCommit(tree: tree, parents: parents, message: message, signature: signature)
                         }
@@ -97,7 +100,7 @@ extension Store {
             }
         }
         if let newHead = result.newHead {
-            changeHub.publish(StoreChange(fork: fork, commit: newHead.id, mergedFrom: mergedFrom, kind: kind))
+            changeHub.publish(StoreChange(fork: fork, commit: newHead.id, mergedFrom: mergedFrom, kind: publishedKind))
         }
         return result
     }

@@ -1,0 +1,86 @@
+import ForkStore
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("Creating and opening stores")
+struct StoreLifecycleTests {
+    @Test func createThenOpenReadsTheSameValue() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("a.store")
+        let store = try Store<Doc>.create(at: path)
+        #expect(try store.value() == nil)
+        try store.save(Doc(title: "hello", count: 2))
+        let reopened = try Store<Doc>.open(at: path)
+        #expect(try reopened.value() == Doc(title: "hello", count: 2))
+        #expect(try reopened.forks() == [.main])
+        try expectFsckClean(path)
+    }
+
+    @Test func createInAnEmptyFolderWorksButNotInABusyOne() throws {
+        let folder = TemporaryFolder()
+        let empty = folder.child("empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        _ = try Store<Doc>.create(at: empty)
+        #expect(throws: StoreError.storeAlreadyExists(path: empty)) { try Store<Doc>.create(at: empty) }
+        let busy = folder.child("busy")
+        try FileManager.default.createDirectory(atPath: busy, withIntermediateDirectories: true)
+        _ = FileManager.default.createFile(atPath: busy + "/keep.txt", contents: Data("mine".utf8))
+        #expect(throws: StoreError.storeAlreadyExists(path: busy)) { try Store<Doc>.create(at: busy) }
+        #expect(FileManager.default.contents(atPath: busy + "/keep.txt") == Data("mine".utf8))
+    }
+
+    @Test func openingNothingIsStoreNotFound() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("missing")
+        #expect(throws: StoreError.storeNotFound(path: path)) { try Store<Doc>.open(at: path) }
+    }
+
+    @Test func aFolderThatIsNotAStoreIsRefused() throws {
+        let folder = TemporaryFolder()
+        let plain = folder.child("plain")
+        try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
+        #expect {
+            try Store<Doc>.open(at: plain)
+        } throws: { error in
+            guard case StoreError.notAStore(let path, _) = error else { return false }
+            return path == plain
+        }
+        // A bare git repository without a manifest is not a store either.
+        let bare = folder.child("bare.git")
+        try git("init", "--bare", "-q", bare)
+        #expect {
+            try Store<Doc>.open(at: bare)
+        } throws: { error in
+            guard case StoreError.notAStore(_, let reason) = error else { return false }
+            return reason.contains("forkstore.json")
+        }
+        // A file is not a store.
+        let file = folder.child("file")
+        _ = FileManager.default.createFile(atPath: file, contents: Data())
+        #expect(throws: StoreError.self) { try Store<Doc>.open(at: file) }
+    }
+
+    @Test func aStoreOfANewerFormatIsRefused() throws {
+        let (folder, store) = try makeStore(Doc.self)
+        _ = folder
+        let manifest = store.path + "/forkstore.json"
+        let newer = #"{"format": "forkstore", "formatVersion": 7, "resource": "value"}"#
+        try Data(newer.utf8).write(to: URL(fileURLWithPath: manifest))
+        #expect(throws: StoreError.newerFormatVersion(found: 7, supported: FormatVersion.current)) {
+            try Store<Doc>.open(at: store.path)
+        }
+    }
+
+    @Test func theManifestMatchesItsSchemaShape() throws {
+        let (folder, store) = try makeStore(Doc.self)
+        _ = folder
+        let bytes = try #require(FileManager.default.contents(atPath: store.path + "/forkstore.json"))
+        let json = try CanonicalJSON.parse(Array(bytes))
+        #expect(json["format"] == .string("forkstore"))
+        #expect(json["formatVersion"] == .number("1"))
+        #expect(json["resource"] == .string("value"))
+        // Written in canonical form.
+        #expect(CanonicalJSON.serialize(json) == Array(bytes))
+    }
+}

@@ -1,0 +1,68 @@
+import Foundation
+
+/// What a finished process printed and how it ended.
+public struct ProcessResult: Sendable {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
+}
+
+/// Runs a program to completion, capturing its output.
+@discardableResult
+public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+) throws -> ProcessResult {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var merged = ProcessInfo.processInfo.environment
+    merged.merge(environment) { _, new in new }
+    process.environment = merged
+    // stderr goes to a file so that a child filling both pipes can never block.
+    let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID().uuidString)").path
+    _ = FileManager.default.createFile(atPath: errPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: errPath) }
+    let errHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+    let out = Pipe()
+    process.standardOutput = out
+    process.standardError = errHandle
+    if let input {
+        let pipe = Pipe()
+        process.standardInput = pipe
+        pipe.fileHandleForWriting.write(Data(input.utf8))
+        try pipe.fileHandleForWriting.close()
+    } else {
+        process.standardInput = FileHandle.nullDevice
+    }
+    try process.run()
+    let outData = try out.fileHandleForReading.readToEnd() ?? Data()
+    process.waitUntilExit()
+    try errHandle.close()
+    return ProcessResult(
+        status: process.terminationStatus,
+        stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
+}
+
+/// Runs the git command line, the independent reader of what ForkStore writes.
+@discardableResult
+public func git(_ arguments: String..., environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
+    let identity = [
+        "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@localhost",
+        "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@localhost",
+    ]
+    return try run("/usr/bin/env", ["git"] + arguments, environment: identity.merging(environment) { _, new in new }, input: input)
+}
+
+/// The folder holding the built products (the test bundle and executables beside it).
+public func productsFolder() -> String {
+    let candidates = [
+        URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().path,
+        Bundle.main.bundleURL.deletingLastPathComponent().path,
+        Bundle.main.bundleURL.path,
+    ]
+    for folder in candidates where FileManager.default.fileExists(atPath: folder + "/forkstore-stress-writer") {
+        return folder
+    }
+    return candidates[0]
+}
