@@ -71,3 +71,26 @@ extension String {
         self + String(repeating: "0", count: max(0, length - utf8.count))
     }
 }
+
+extension Repository {
+    /// Commits reachable from `head` but not from `hidden`: what a merge of `head` brings in.
+    package func commits(from head: ObjectID, notIn hidden: ObjectID) throws(GitError) -> [ObjectID] {
+        var walker: OpaquePointer?
+        try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
+        defer { git_revwalk_free(walker) }
+        var start = head.raw, stop = hidden.raw
+        try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
+        try check("git_revwalk_hide") { git_revwalk_hide(walker, &stop) }
+        var ids: [ObjectID] = []
+        var oid = git_oid()
+        while true {
+            let result = git_revwalk_next(&oid, walker)
+            if result == GIT_ITEROVER.rawValue {
+                git_error_clear()
+                return ids
+            }
+            guard result == 0 else { throw lastError(function: "git_revwalk_next", code: result) }
+            ids.append(ObjectID(oid))
+        }
+    }
+}

@@ -24,6 +24,7 @@ extension Store {
                 (try repository.isDescendant(ours, of: other), try repository.isDescendant(other, of: ours))
             }
             if contained { return .nothing }
+            try Self.checkStamps(ofCommitsIn: other, notIn: ours, repository: repository)
             if behind { return .fastForward(to: other) }
             let (version, decision) = try MergeEngine<Value>(repository: repository).merge(head, theirs)
             let tree = try Self.tree(for: version.value, in: repository)
@@ -40,6 +41,17 @@ extension Store {
         }
         guard let newHead else { return .upToDate }
         return merged ? .merged(newHead) : .fastForwarded(to: newHead.id)
+    }
+
+    /// Refuses a merge that would bring in a commit this build cannot read, even one it
+    /// would only fast-forward over: the fork would otherwise hold data the app cannot open.
+    static func checkStamps(ofCommitsIn head: ObjectID, notIn base: ObjectID, repository: Repository) throws {
+        let incoming = try git("listing the commits to merge") { () throws(GitError) in
+            try repository.commits(from: head, notIn: base)
+        }
+        for id in incoming {
+            try checkStamps(of: Self.commit(id, in: repository))
+        }
     }
 
     /// Merges a fork's work into `main`.

@@ -50,15 +50,7 @@ extension Store {
     /// Decodes the value of a commit after checking its stamps: a newer format or model
     /// version, or a missing stamp, throws before anything is decoded.
     static func snapshot(of commit: Commit, in repository: Repository) throws(StoreError) -> Snapshot {
-        if let format = commit.formatVersion, format > FormatVersion.current {
-            throw StoreError.newerFormatVersion(found: format, supported: FormatVersion.current)
-        }
-        guard let modelVersion = commit.modelVersion else {
-            throw StoreError.missingModelVersion(commit: commit.id)
-        }
-        guard modelVersion <= Value.modelVersion else {
-            throw StoreError.unknownModelVersion(found: modelVersion, known: Value.modelVersion, commit: commit.id)
-        }
+        try checkStamps(of: commit)
         let path = ValueCodec.valuePath
         let entry: TreeEntry?
         do {
@@ -78,6 +70,19 @@ extension Store {
         }
         let value = try ValueCodec.decode(Value.self, from: bytes, commit: commit.id, path: path)
         return Snapshot(commit: commit, value: value)
+    }
+
+    /// Throws unless this build can read the commit: its format and model version are known.
+    static func checkStamps(of commit: Commit) throws(StoreError) {
+        if let format = commit.formatVersion, format > FormatVersion.current {
+            throw StoreError.newerFormatVersion(found: format, supported: FormatVersion.current)
+        }
+        guard let modelVersion = commit.modelVersion else {
+            throw StoreError.missingModelVersion(commit: commit.id)
+        }
+        guard modelVersion <= Value.modelVersion else {
+            throw StoreError.unknownModelVersion(found: modelVersion, known: Value.modelVersion, commit: commit.id)
+        }
     }
 
     /// The tree that stores `value`: one canonical JSON blob, or an empty tree for no value.
