@@ -1,0 +1,77 @@
+import ForkStore
+import Testing
+
+@Suite("Canonical JSON")
+struct CanonicalJSONTests {
+    private func canonical(_ text: String) throws -> String {
+        String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
+    }
+
+    @Test func keysAreSortedByBytesAndIndentedTwoSpaces() throws {
+        let text = #"{"b":1,"a":{"z":[1,2,{}],"é":[],"Z":null},"B":true}"#
+        #expect(try canonical(text) == """
+            {
+              "B": true,
+              "a": {
+                "Z": null,
+                "z": [
+                  1,
+                  2,
+                  {}
+                ],
+                "é": []
+              },
+              "b": 1
+            }
+
+            """)
+    }
+
+    @Test(arguments: [
+        ("0", "0"), ("-0", "0"), ("12345678901234567890123", "12345678901234567890123"), ("1.0", "1"),
+        ("1.5", "1.5"), ("1e3", "1000"), ("-2.50", "-2.5"), ("0.1", "0.1"), ("1e-5", "1e-05"), ("1E+300", "1e+300"),
+        ("9007199254740993.0", "9007199254740992.0"),
+    ])
+    func numbersHaveOneForm(_ input: String, _ expected: String) throws {
+        #expect(try canonical(input) == expected + "\n")
+    }
+
+    @Test func stringsEscapeOnlyWhatTheyMust() throws {
+        let text = #""a\/b \u00e9 \ud83d\ude00 \" \\ \n \t \u0001 \u001f""#
+        #expect(try canonical(text) == "\"a/b é 😀 \\\" \\\\ \\n \\t \\u0001 \\u001f\"\n")
+    }
+
+    @Test func sameValueSameBytesWhateverTheSpacing() throws {
+        let one = try canonical(#"{ "x" : [ 1 , 2 ] , "y" : "z" }"#)
+        let two = try canonical("{\"y\":\"z\",\n\"x\":[1,2]}")
+        #expect(one == two)
+    }
+
+    @Test(arguments: [
+        "", "{", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "01", "1.", "-", "+1", "nul", "tru", #""\x""#, #""\ud800""#,
+        "\"tab\there\"", #"{"a":1,"a":2}"#, "[1] 2", "NaN", "1e400", #""\u12""#,
+    ])
+    func invalidJSONIsRefused(_ text: String) {
+        #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.parse(Array(text.utf8)) }
+    }
+
+    @Test func invalidUTF8IsRefused() {
+        #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.parse([0x22, 0xFF, 0xFE, 0x22]) }
+    }
+
+    @Test func deepNestingIsRefusedInsteadOfOverflowingTheStack() {
+        let deep = String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000)
+        #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.parse(Array(deep.utf8)) }
+    }
+
+    @Test func keysThatSwiftConsidersEqualStayDistinct() throws {
+        // "é" precomposed and decomposed are equal Swift strings but different JSON keys.
+        let text = "{\"e\u{301}\":1,\"é\":2}"
+        let value = try CanonicalJSON.parse(Array(text.utf8))
+        guard case .object(let members) = value else {
+            Issue.record("expected an object")
+            return
+        }
+        #expect(members.count == 2)
+    }
+}
