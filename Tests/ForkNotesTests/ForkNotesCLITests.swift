@@ -1,0 +1,133 @@
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `forknotes` binary as a user would.
+struct ForkNotes {
+    let folder = TemporaryFolder("forknotes-test")
+    var store: String { folder.child("notes") }
+
+    @discardableResult
+    func callAsFunction(_ arguments: String..., environment: [String: String] = [:]) throws -> ProcessResult {
+        try run(productsFolder() + "/forknotes", arguments, environment: environment)
+    }
+
+    /// Runs a command that must succeed, returning its standard output.
+    @discardableResult
+    func ok(_ arguments: String..., sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+        let result = try run(productsFolder() + "/forknotes", arguments)
+        #expect(result.status == 0, "forknotes \(arguments.joined(separator: " ")): \(result.stderr)", sourceLocation: sourceLocation)
+        return result.stdout
+    }
+
+    func notes(fork: String = "main") throws -> [[String: Any]] {
+        let output = try ok("list", "--store", store, "--fork", fork, "--json")
+        return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+    }
+}
+
+@Suite("forknotes, the sample CLI")
+struct ForkNotesCLITests {
+    @Test func addEditListRemove() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let added = try cli.ok("add", "--store", cli.store, "--title", "Groceries", "--body", "milk", "--tag", "home", "--tag", "shop")
+        let id = try #require(added.split(separator: "\n").last.map(String.init))
+        #expect(id.count == 12)
+        try cli.ok("edit", "--store", cli.store, id, "--title", "Groceries!", "--add-tag", "urgent", "--remove-tag", "shop", "--done")
+        let notes = try cli.notes()
+        #expect(notes.count == 1)
+        let note = try #require(notes.first)
+        #expect(Set(note.keys) == ["id", "title", "body", "tags", "done"])
+        #expect(note["title"] as? String == "Groceries!")
+        #expect(note["body"] as? String == "milk")
+        #expect(note["tags"] as? [String] == ["home", "urgent"])
+        #expect(note["done"] as? Bool == true)
+        try cli.ok("edit", "--store", cli.store, id, "--undone")
+        #expect(try cli.notes().first?["done"] as? Bool == false)
+        #expect(try cli.ok("list", "--store", cli.store).contains("Groceries!"))
+        try cli.ok("rm", "--store", cli.store, id)
+        #expect(try cli.notes().isEmpty)
+        let log = try cli.ok("log", "--store", cli.store)
+        #expect(log.contains("Delete note \(id)") && log.contains("v1"))
+        let fsck = try git("--git-dir", cli.store, "fsck", "--strict")
+        #expect(fsck.status == 0)
+    }
+
+    @Test func forkEditMergeScenario() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let id = try cli.ok("add", "--store", cli.store, "--title", "Plan", "--tag", "red", "--tag", "blue")
+            .split(separator: "\n").last.map(String.init) ?? ""
+        try cli.ok("fork", "create", "--store", cli.store, "phone")
+        #expect(try cli.ok("fork", "list", "--store", cli.store) == "main\nphone\n")
+        try cli.ok("edit", "--store", cli.store, id, "--title", "Plan B", "--remove-tag", "red")
+        try cli.ok("edit", "--store", cli.store, "--fork", "phone", id, "--add-tag", "green", "--done")
+        let merged = try cli.ok("merge", "--store", cli.store, "--from", "phone")
+        #expect(merged.contains("Merged 'phone' into 'main'"))
+        let note = try #require(try cli.notes().first)
+        #expect(note["title"] as? String == "Plan B")
+        #expect(note["tags"] as? [String] == ["blue", "green"])
+        #expect(note["done"] as? Bool == true)
+        #expect(try cli.ok("merge", "--store", cli.store, "--from", "phone").contains("already has everything"))
+        try cli.ok("merge", "--store", cli.store, "--from", "main", "--into", "phone")
+        #expect(try cli.notes(fork: "phone").first?["title"] as? String == "Plan B")
+        try cli.ok("fork", "delete", "--store", cli.store, "phone")
+        #expect(try cli.ok("fork", "list", "--store", cli.store) == "main\n")
+    }
+
+    @Test func errorsGoToStderrWithANonZeroExit() throws {
+        let cli = ForkNotes()
+        let missing = try cli("list", "--store", cli.store)
+        #expect(missing.status != 0 && missing.stderr.contains("No store at") && missing.stdout.isEmpty)
+
+        try cli.ok("init", "--store", cli.store)
+        let unknown = try cli("edit", "--store", cli.store, "nosuchnote", "--done")
+        #expect(unknown.status != 0 && unknown.stderr.contains("nosuchnote"))
+
+        let badFork = try cli("list", "--store", cli.store, "--fork", "bad..name")
+        #expect(badFork.status != 0 && badFork.stderr.contains("bad..name") && badFork.stderr.contains(".."))
+
+        let badCreate = try cli("fork", "create", "--store", cli.store, "-x")
+        #expect(badCreate.status != 0)
+
+        let protected = try cli("fork", "delete", "--store", cli.store, "main")
+        #expect(protected.status != 0 && protected.stderr.contains("protected"))
+
+        let again = try cli("init", "--store", cli.store)
+        #expect(again.status != 0 && again.stderr.contains("already exists"))
+    }
+
+    @Test func dataOfAnUnknownModelVersionIsNamed() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let parent = try git("--git-dir", cli.store, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tree = try git("--git-dir", cli.store, "rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let commit = try git(
+            "--git-dir", cli.store, "commit-tree", tree, "-p", parent, "-m",
+            "From the future\n\nModel-Version: 999\nFormat-Version: 1\n"
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try git("--git-dir", cli.store, "update-ref", "refs/heads/main", commit)
+        let result = try cli("list", "--store", cli.store)
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("999"))
+    }
+
+    @Test func helpShowsExamples() throws {
+        let cli = ForkNotes()
+        for command in ["init", "add", "edit", "rm", "list", "merge", "log", "demo"] {
+            let help = try cli(command, "--help")
+            #expect(help.status == 0)
+            #expect(help.stdout.contains("Example"), "no example in \(command) --help")
+        }
+        #expect(try cli("--help").stdout.contains("Exit codes"))
+    }
+
+    @Test func theDemoRuns() throws {
+        let cli = ForkNotes()
+        let demo = try cli.ok("demo")
+        #expect(demo.contains("Merge 'phone' into main") || demo.contains("Merge fork 'phone'"))
+        #expect(demo.contains("#blue #green"))
+        #expect(demo.contains("up to date"))
+    }
+}
