@@ -82,5 +82,16 @@ struct StoreLifecycleTests {
         #expect(json["resource"] == .string("value"))
         // Written in canonical form.
         #expect(CanonicalJSON.serialize(json) == Array(bytes))
+        // And the checked-in JSON Schema requires exactly these members.
+        let schemaPath = URL(fileURLWithPath: #filePath)
+            .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Schema/manifest.schema.json").path
+        let schema = try CanonicalJSON.parse(Array(try #require(FileManager.default.contents(atPath: schemaPath))))
+        #expect(schema["required"] == .array([.string("format"), .string("formatVersion"), .string("resource")]))
+        guard case .object(let members) = json, case .object(let properties)? = schema["properties"] else {
+            Issue.record("manifest or schema is not an object")
+            return
+        }
+        #expect(members.map(\.key) .sorted() == properties.map(\.key).sorted())
     }
 }
