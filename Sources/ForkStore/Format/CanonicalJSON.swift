@@ -106,7 +106,9 @@ public enum CanonicalJSON {
 
 /// Why a blob is not valid JSON, with the byte offset where reading stopped.
 public struct CanonicalJSONError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The byte offset where reading stopped.
     public var offset: Int
+    /// What was wrong there.
     public var reason: String
 
     public var description: String { "\(reason) at byte \(offset)" }

@@ -2,20 +2,27 @@
 /// Swift's canonical string equivalence), and numbers keep their canonical literal text so
 /// large integers never pass through `Double`.
 public enum JSONValue: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
     /// A number in canonical form (see ``CanonicalJSON``).
     case number(String)
+    /// A string, exactly as stored (not normalized).
     case string(String)
+    /// An array.
     case array([JSONValue])
     /// Members sorted by the UTF-8 bytes of their keys, with no duplicate key.
     case object([Member])
 
     /// One member of a JSON object.
     public struct Member: Sendable, Hashable {
+        /// The member's key.
         public var key: String
+        /// The member's value.
         public var value: JSONValue
 
+        /// Makes a member.
         public init(key: String, value: JSONValue) {
             self.key = key
             self.value = value

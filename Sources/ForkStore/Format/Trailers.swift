@@ -2,9 +2,12 @@ import Foundation
 
 /// A `Key: value` line at the end of a commit message, as `git interpret-trailers` reads it.
 public struct Trailer: Sendable, Hashable {
+    /// The key, such as `Model-Version`.
     public var key: String
+    /// The value, trimmed.
     public var value: String
 
+    /// Makes a trailer.
     public init(key: String, value: String) {
         self.key = key
         self.value = value

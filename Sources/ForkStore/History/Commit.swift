@@ -41,6 +41,7 @@ public struct CommitID: Hashable, Sendable, Codable, Comparable, CustomStringCon
 
 /// One commit in a store's history.
 public struct Commit: Sendable, Hashable, Identifiable {
+    /// The commit's id.
     public let id: CommitID
     /// Parents in git's order: for a merge, the fork merged into comes first.
     public let parents: [CommitID]

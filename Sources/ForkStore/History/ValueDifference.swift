@@ -1,13 +1,18 @@
 /// One difference between two stored values, found by comparing their canonical JSON.
 public struct ValueDifference: Sendable, Hashable, CustomStringConvertible {
+    /// Whether a part of the value appeared, disappeared or changed.
     public enum Kind: Sendable, Hashable {
+        /// Present only in the newer value.
         case added
+        /// Present only in the older value.
         case removed
+        /// Present in both with different JSON.
         case changed
     }
 
     /// Object keys and array indexes from the top of the value; empty for the whole value.
     public let path: [String]
+    /// Whether it was added, removed or changed.
     public let kind: Kind
     /// The JSON before; nil for an addition.
     public let old: JSONValue?

@@ -21,6 +21,7 @@ import Synchronization
 public final class Store<Value: Resource>: Sendable {
     /// The store's folder: the bare repository.
     public let path: String
+    /// The options the store was opened with.
     public let options: StoreOptions
 
     let repository: SerializedRepository

@@ -20,8 +20,10 @@ public struct StoreChange: Sendable, Equatable {
     public let commit: CommitID
     /// For merges and fast-forwards, the fork merged from.
     public let mergedFrom: Fork?
+    /// What happened.
     public let kind: Kind
 
+    /// Makes a change record; the store makes these, tests may too.
     public init(fork: Fork, commit: CommitID, mergedFrom: Fork? = nil, kind: Kind) {
         self.fork = fork
         self.commit = commit

@@ -19,6 +19,7 @@ public struct StoreOptions: Sendable {
     /// Where the store logs retries, merges and recovered lock files (debug and notice levels).
     public var logger: Logger
 
+    /// Options with the defaults: no fsync, `ForkStore <forkstore@localhost>`, 16 write attempts.
     public init(
         fsync: Bool = false,
         authorName: String = "ForkStore",
