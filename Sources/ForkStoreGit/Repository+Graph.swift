@@ -22,8 +22,10 @@ extension Repository {
         return result == 1
     }
 
-    /// Commits reachable from `head`, newest first in topological order, at most `limit`.
-    package func walk(from head: ObjectID, limit: Int?) throws(GitError) -> [ObjectID] {
+    /// Commits reachable from `head` but not from `hidden`, newest first in topological
+    /// order, at most `limit`. Without `hidden`, a fork's whole history; with it, what a
+    /// merge of `head` into `hidden` brings in.
+    package func walk(from head: ObjectID, hiding hidden: ObjectID? = nil, limit: Int? = nil) throws(GitError) -> [ObjectID] {
         var walker: OpaquePointer?
         try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
         defer { git_revwalk_free(walker) }
@@ -32,6 +34,9 @@ extension Repository {
         }
         var start = head.raw
         try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
+        if var stop = hidden?.raw {
+            try check("git_revwalk_hide") { git_revwalk_hide(walker, &stop) }
+        }
         var ids: [ObjectID] = []
         var oid = git_oid()
         while limit.map({ ids.count < $0 }) ?? true {
@@ -69,28 +74,5 @@ extension Repository {
 extension String {
     fileprivate func padding(toLength length: Int) -> String {
         self + String(repeating: "0", count: max(0, length - utf8.count))
-    }
-}
-
-extension Repository {
-    /// Commits reachable from `head` but not from `hidden`: what a merge of `head` brings in.
-    package func commits(from head: ObjectID, notIn hidden: ObjectID) throws(GitError) -> [ObjectID] {
-        var walker: OpaquePointer?
-        try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
-        defer { git_revwalk_free(walker) }
-        var start = head.raw, stop = hidden.raw
-        try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
-        try check("git_revwalk_hide") { git_revwalk_hide(walker, &stop) }
-        var ids: [ObjectID] = []
-        var oid = git_oid()
-        while true {
-            let result = git_revwalk_next(&oid, walker)
-            if result == GIT_ITEROVER.rawValue {
-                git_error_clear()
-                return ids
-            }
-            guard result == 0 else { throw lastError(function: "git_revwalk_next", code: result) }
-            ids.append(ObjectID(oid))
-        }
     }
 }

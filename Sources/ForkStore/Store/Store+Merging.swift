@@ -47,7 +47,7 @@ extension Store {
     /// would only fast-forward over: the fork would otherwise hold data the app cannot open.
     static func checkStamps(ofCommitsIn head: ObjectID, notIn base: ObjectID, repository: Repository) throws {
         let incoming = try git("listing the commits to merge") { () throws(GitError) in
-            try repository.commits(from: head, notIn: base)
+            try repository.walk(from: head, hiding: base)
         }
         for id in incoming {
             try checkStamps(of: Self.commit(id, in: repository))
