@@ -55,6 +55,7 @@ struct MergeTests {
             }
             #expect(merge.trailer("Merge-Strategy") == "edit-wins-over-removal")
             #expect(try store.value() == Doc(title: "edited"))
+            try expectFsckClean(store.path)
         }
     }
 
@@ -86,6 +87,7 @@ struct MergeTests {
         let one = try store.value(in: x), two = try store.value(in: yCopy)
         #expect(one == two)
         #expect(try store.head(of: x).trailer("Merge-Strategy") == "last-writer-wins")
+        try expectFsckClean(store.path)
     }
 
     @Test func crissCrossMergesConverge() throws {
@@ -136,6 +138,7 @@ struct MergeTests {
         try store.merge(from: b, into: a)
         try store.merge(from: aCopy, into: b)
         #expect(try store.value(in: a) == store.value(in: b))
+        try expectFsckClean(store.path)
     }
 
     @Test func unrelatedHistoriesGoThroughTheSalvage() throws {
