@@ -25,7 +25,7 @@ struct MergeTests {
         try store.createFork(ui)
         try store.add("on-main")
         try store.add("on-ui", to: ui)
-        guard case .merged(let merge) = try store.mergeIntoMain(from: ui) else {
+        guard case .merged(let merge, _) = try store.mergeIntoMain(from: ui) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -49,7 +49,7 @@ struct MergeTests {
             try store.createFork(ui)
             try store.remove(from: removeOnMain ? .main : ui)
             try store.save(Doc(title: "edited"), to: removeOnMain ? ui : .main)
-            guard case .merged(let merge) = try store.mergeIntoMain(from: ui) else {
+            guard case .merged(let merge, _) = try store.mergeIntoMain(from: ui) else {
                 Issue.record("expected a merge commit")
                 continue
             }
@@ -151,7 +151,7 @@ struct MergeTests {
         let fetched = try git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let other = try Fork("other")
-        guard case .merged(let merge) = try one.mergeIntoMain(from: other) else {
+        guard case .merged(let merge, _) = try one.mergeIntoMain(from: other) else {
             Issue.record("expected a merge commit")
             return
         }

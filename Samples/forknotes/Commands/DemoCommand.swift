@@ -48,7 +48,7 @@ struct DemoCommand: ParsableCommand {
 
         heading("3. Merge 'phone' into main")
         switch try store.mergeIntoMain(from: phone) {
-        case .merged(let commit):
+        case .merged(let commit, _):
             print("merge commit \(commit.id.short), decided by: \(commit.trailer("Merge-Strategy") ?? "?")")
         case .fastForwarded(let commit):
             print("fast-forwarded to \(commit.short)")

@@ -24,7 +24,7 @@ struct MergeCommand: ParsableCommand {
             print("'\(into)' already has everything from '\(from)'.")
         case .fastForwarded(let commit):
             print("Fast-forwarded '\(into)' to \(commit.short).")
-        case .merged(let commit):
+        case .merged(let commit, _):
             let decision = commit.trailer("Merge-Strategy") ?? "merge"
             print("Merged '\(from)' into '\(into)': \(commit.id.short) (\(decision)).")
         }

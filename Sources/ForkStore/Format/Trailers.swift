@@ -21,6 +21,9 @@ enum TrailerKey {
     static let lamport = "Lamport"
     static let mergedFork = "Merged-Fork"
     static let mergeStrategy = "Merge-Strategy"
+    static let mergeStrategies = "Merge-Strategies"
+    static let mergeConflicts = "Merge-Conflicts"
+    static let mergeConflict = "Merge-Conflict"
 }
 
 /// Splits and joins commit messages of the form "subject\n\nbody\n\nKey: value\nKey: value\n".

@@ -21,7 +21,7 @@ public struct ValueDifference: Sendable, Hashable, CustomStringConvertible {
 
     /// The path written as a JSON Pointer (RFC 6901), for example `/notes/3/title`.
     public var pointer: String {
-        path.map { "/" + $0.replacingTilde() }.joined()
+        JSONPointer.string(path)
     }
 
     public var description: String {
@@ -62,19 +62,5 @@ public struct ValueDifference: Sendable, Hashable, CustomStringConvertible {
         case (.some(let before), .some(let after)):
             return before == after ? [] : [ValueDifference(path: path, kind: .changed, old: before, new: after)]
         }
-    }
-}
-
-extension String {
-    fileprivate func replacingTilde() -> String {
-        var result = ""
-        for character in self {
-            switch character {
-            case "~": result += "~0"
-            case "/": result += "~1"
-            default: result.append(character)
-            }
-        }
-        return result
     }
 }

@@ -17,8 +17,17 @@ struct MergeEngine<Value: Resource> {
         }
     }
 
-    /// The merged value of two commits and how it was decided.
-    func merge(_ one: Commit, _ two: Commit) throws -> (version: Version, decision: MergeDecision) {
+    /// The merged value of our head and theirs, how it was decided, and what conflicted.
+    func merge(
+        ours: Commit, theirs: Commit, resolver: ConflictResolver?
+    ) throws -> (version: Version, decision: MergeDecision, conflicts: [MergeConflict], strategies: [String]) {
+        let (merged, conflicts, strategies) = try MergeContext.collecting(
+            dominantIsOurs: ours.outranks(theirs), resolver: resolver
+        ) { try merge(ours, theirs) }
+        return (merged.version, merged.decision, conflicts, strategies)
+    }
+
+    private func merge(_ one: Commit, _ two: Commit) throws -> (version: Version, decision: MergeDecision) {
         let (dominant, subordinate) = one.outranks(two) ? (one, two) : (two, one)
         let dominantVersion = try version(of: dominant)
         let subordinateVersion = try version(of: subordinate)
@@ -26,7 +35,8 @@ struct MergeEngine<Value: Resource> {
         guard !bases.isEmpty else {
             return try salvage(dominantVersion, subordinateVersion)
         }
-        let ancestor = try virtualBase(of: bases)
+        // A virtual base is an internal step: its conflicts are not the app's to see.
+        let ancestor = try MergeContext.$current.withValue(nil) { try virtualBase(of: bases) }
         return try threeWay(ancestor: ancestor, dominant: dominantVersion, subordinate: subordinateVersion)
     }
 
@@ -72,17 +82,29 @@ struct MergeEngine<Value: Resource> {
         if dominant.json == ancestor.json { return (subordinate, .oneSided) }
         switch (ancestor.value, dominant.value, subordinate.value) {
         case (_, nil, .some):
-            return (subordinate, .editWinsOverRemoval)
+            return (try reported(.editWinsOverRemoval, ancestor, dominant, subordinate, chosen: subordinate), .editWinsOverRemoval)
         case (_, .some, nil):
-            return (dominant, .editWinsOverRemoval)
+            return (try reported(.editWinsOverRemoval, ancestor, dominant, subordinate, chosen: dominant), .editWinsOverRemoval)
         case (.some(let base), .some(let mine), .some(let theirs)):
-            guard let merged = try Self.merged(mine, theirs, base) else { return (dominant, .lastWriterWins) }
+            guard let merged = try Self.merged(mine, theirs, base) else {
+                return (try reported(.lastWriterWins, ancestor, dominant, subordinate, chosen: dominant), .lastWriterWins)
+            }
             return (try Version(merged), .mergeable)
         case (nil, .some, .some):
             return try salvage(dominant, subordinate)
         case (_, nil, nil):
             return (dominant, .identical)
         }
+    }
+
+    /// Reports a whole-value conflict and applies the app's override, if any.
+    private func reported(
+        _ decision: MergeDecision, _ ancestor: Version, _ dominant: Version, _ subordinate: Version, chosen: Version
+    ) throws -> Version {
+        let result = try MergeContext.conflict(
+            strategy: decision.rawValue, ancestor: ancestor.value, dominant: dominant.value,
+            subordinate: subordinate.value, chosen: chosen.value)
+        return try Version(result)
     }
 
     private func salvage(_ dominant: Version, _ subordinate: Version) throws -> (version: Version, decision: MergeDecision) {

@@ -4,8 +4,9 @@ public enum MergeOutcome: Sendable, Equatable {
     case upToDate
     /// The target had no changes of its own and moved forward to the source's head.
     case fastForwarded(to: CommitID)
-    /// A merge commit with two parents was written.
-    case merged(Commit)
+    /// A merge commit with two parents was written; `conflicts` lists every place where the
+    /// merge had to choose, with what it chose.
+    case merged(Commit, conflicts: [MergeConflict])
 }
 
 /// How a merge commit's value was decided; recorded in its `Merge-Strategy` trailer.

@@ -11,10 +11,16 @@ extension Store {
     ///
     /// The merged value depends only on the two commits, never on which fork or replica runs
     /// the merge, so replicas that merge each other's work converge.
+    ///
+    /// - Parameter resolver: called for every conflict; defaults to
+    ///   ``StoreOptions/conflictResolver``. See ``ConflictResolver``.
     @discardableResult
-    public func merge(from source: Fork, into target: Fork) throws -> MergeOutcome {
+    public func merge(
+        from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver? = nil
+    ) throws -> MergeOutcome {
         guard source != target else { return .upToDate }
         var merged = false
+        var conflicts: [MergeConflict] = []
         let (_, newHead) = try advance(target, kind: .merged, mergedFrom: source) { repository, head in
             let theirs = try Self.head(of: source, in: repository)
             merged = false
@@ -26,21 +32,41 @@ extension Store {
             if contained { return .nothing }
             try Self.checkStamps(ofCommitsIn: other, notIn: ours, repository: repository)
             if behind { return .fastForward(to: other) }
-            let (version, decision) = try MergeEngine<Value>(repository: repository).merge(head, theirs)
-            let tree = try Self.tree(for: version.value, in: repository)
+            let result = try MergeEngine<Value>(repository: repository)
+                .merge(ours: head, theirs: theirs, resolver: resolver ?? options.conflictResolver)
+            let tree = try Self.tree(for: result.version.value, in: repository)
             let message = CommitMessage.compose(
                 "Merge fork '\(source)' into '\(target)'",
                 trailers: Self.stamp(
                     lamport: max(head.lamport, theirs.lamport) + 1,
-                    [
-                        Trailer(key: TrailerKey.mergedFork, value: source.name),
-                        Trailer(key: TrailerKey.mergeStrategy, value: decision.rawValue),
-                    ]))
+                    Self.mergeTrailers(
+                        from: source, decision: result.decision, conflicts: result.conflicts,
+                        strategies: result.strategies)))
             merged = true
+            conflicts = result.conflicts
             return .commit(tree: tree, parents: [ours, other], message: message)
         }
         guard let newHead else { return .upToDate }
-        return merged ? .merged(newHead) : .fastForwarded(to: newHead.id)
+        return merged ? .merged(newHead, conflicts: conflicts) : .fastForwarded(to: newHead.id)
+    }
+
+    /// The trailers that let `git log` show what a merge decided: the fork merged, the
+    /// whole-value decision, the strategies that ran, and the conflicts (the first ten by path).
+    static func mergeTrailers(
+        from source: Fork, decision: MergeDecision, conflicts: [MergeConflict], strategies: [String]
+    ) -> [Trailer] {
+        var trailers = [
+            Trailer(key: TrailerKey.mergedFork, value: source.name),
+            Trailer(key: TrailerKey.mergeStrategy, value: decision.rawValue),
+        ]
+        if !strategies.isEmpty {
+            trailers.append(Trailer(key: TrailerKey.mergeStrategies, value: strategies.joined(separator: ", ")))
+        }
+        trailers.append(Trailer(key: TrailerKey.mergeConflicts, value: String(conflicts.count)))
+        for conflict in conflicts.prefix(10) {
+            trailers.append(Trailer(key: TrailerKey.mergeConflict, value: conflict.description))
+        }
+        return trailers
     }
 
     /// Refuses a merge that would bring in a commit this build cannot read, even one it

@@ -16,6 +16,10 @@ public struct StoreOptions: Sendable {
     /// with ``StoreError/concurrentUpdate(fork:attempts:)``.
     public var maximumWriteAttempts: Int
 
+    /// Called for every conflict a merge meets, unless a merge names its own resolver.
+    /// Nil keeps every strategy's decision.
+    public var conflictResolver: ConflictResolver?
+
     /// Where the store logs retries, merges and recovered lock files (debug and notice levels).
     public var logger: Logger
 
@@ -25,8 +29,10 @@ public struct StoreOptions: Sendable {
         authorName: String = "ForkStore",
         authorEmail: String = "forkstore@localhost",
         maximumWriteAttempts: Int = 16,
+        conflictResolver: ConflictResolver? = nil,
         logger: Logger = Logger(label: "ForkStore")
     ) {
+        self.conflictResolver = conflictResolver
         self.fsync = fsync
         self.authorName = authorName
         self.authorEmail = authorEmail

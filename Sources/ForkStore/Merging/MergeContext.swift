@@ -1,0 +1,101 @@
+import Foundation
+import Synchronization
+
+/// The merge in progress, visible to strategies while the store merges a value.
+///
+/// Strategies report conflicts here and name the strategies that ran; the store turns them
+/// into the merge report and the commit's trailers. Outside a store merge (for example in a
+/// unit test of a strategy) there is no current context and reporting does nothing, unless
+/// the test sets one up with ``MergeContext/collecting(dominantIsOurs:resolver:_:)``.
+public final class MergeContext: Sendable {
+    @TaskLocal static var current: MergeContext?
+
+    private struct State {
+        var conflicts: [MergeConflict] = []
+        var strategies: Set<String> = []
+        var path: [String] = []
+    }
+
+    private let state = Mutex(State())
+    /// Whether the dominant side of this merge is the fork merged into.
+    let dominantIsOurs: Bool
+    let resolver: ConflictResolver?
+
+    init(dominantIsOurs: Bool, resolver: ConflictResolver?) {
+        self.dominantIsOurs = dominantIsOurs
+        self.resolver = resolver
+    }
+
+    /// Runs `body` with a fresh context and returns its result with the conflicts reported.
+    public static func collecting<Result>(
+        dominantIsOurs: Bool = true, resolver: ConflictResolver? = nil, _ body: () throws -> Result
+    ) rethrows -> (result: Result, conflicts: [MergeConflict], strategies: [String]) {
+        let context = MergeContext(dominantIsOurs: dominantIsOurs, resolver: resolver)
+        let result = try $current.withValue(context) { try body() }
+        return (result, context.conflicts, context.strategies)
+    }
+
+    var conflicts: [MergeConflict] { state.withLock { $0.conflicts } }
+    var strategies: [String] { state.withLock { $0.strategies.sorted() } }
+
+    // MARK: For strategies
+
+    /// Merges a part of the value below `component` (a property name, a key, an id), so that
+    /// conflicts found inside carry the full path.
+    public static func inside<Result>(_ component: String, _ body: () throws -> Result) rethrows -> Result {
+        guard let context = current else { return try body() }
+        context.state.withLock { $0.path.append(component) }
+        defer { context.state.withLock { _ = $0.path.popLast() } }
+        return try body()
+    }
+
+    /// Notes that a strategy ran a real three-way merge (both sides had changed).
+    public static func strategyRan(_ name: String) {
+        current?.state.withLock { _ = $0.strategies.insert(name) }
+    }
+
+    /// Reports a conflict a strategy decided, asks the app's resolver, and returns the value
+    /// to use: `chosen`, or the app's override.
+    public static func conflict<Value: Codable>(
+        strategy: String, ancestor: Value?, dominant: Value?, subordinate: Value?, chosen: Value?
+    ) throws -> Value? {
+        guard let context = current else { return chosen }
+        let ours = context.dominantIsOurs ? dominant : subordinate
+        let theirs = context.dominantIsOurs ? subordinate : dominant
+        let path = context.state.withLock { JSONPointer.string($0.path) }
+        var report = MergeConflict(
+            path: path, strategy: strategy, ancestor: try json(ancestor), ours: try json(ours),
+            theirs: try json(theirs), decision: try json(chosen))
+        var result = chosen
+        if let resolver = context.resolver {
+            let resolution = resolver(report)
+            switch resolution {
+            case .keep: break
+            case .ours: result = ours
+            case .theirs: result = theirs
+            case .value(let value): result = try decode(value, as: Value.self)
+            }
+            if resolution != .keep {
+                report = MergeConflict(
+                    path: report.path, strategy: strategy, ancestor: report.ancestor, ours: report.ours,
+                    theirs: report.theirs, decision: try json(result), overriddenByApp: true)
+            }
+        }
+        let final = report
+        context.state.withLock { $0.conflicts.append(final) }
+        return result
+    }
+
+    private static func json<Value: Encodable>(_ value: Value?) throws -> JSONValue? {
+        guard let value else { return nil }
+        return try CanonicalJSON.parse(ValueCodec.encode(value))
+    }
+
+    private static func decode<Value: Decodable>(_ json: JSONValue, as type: Value.Type) throws -> Value {
+        do {
+            return try JSONDecoder().decode(Value.self, from: Data(CanonicalJSON.serialize(json)))
+        } catch {
+            throw StoreError.mergeFailed(reason: "the conflict resolver returned a value that is not a \(Value.self): \(error)")
+        }
+    }
+}
