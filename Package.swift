@@ -6,11 +6,14 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .library(name: "ForkStore", targets: ["ForkStore"]),
+        .library(name: "ForkStoreMerge", targets: ["ForkStoreMerge"]),
+        .library(name: "ForkStoreMergeTesting", targets: ["ForkStoreMergeTesting"]),
         .executable(name: "forknotes", targets: ["forknotes"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
     ],
     targets: [
         // The C library. Only ForkStoreGit imports it.
@@ -29,11 +32,22 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Built-in merge strategies and per-property merging: pure Swift, no git.
+        .target(name: "ForkStoreMerge", dependencies: ["ForkStore"]),
+        // The law-checking kit for strategies, for app test suites.
+        .target(
+            name: "ForkStoreMergeTesting",
+            dependencies: [
+                "ForkStoreMerge",
+                .product(name: "PropertyBased", package: "swift-property-based"),
+            ]
+        ),
         // The sample sync CLI.
         .executableTarget(
             name: "forknotes",
             dependencies: [
                 "ForkStore",
+                "ForkStoreMerge",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/forknotes"
@@ -53,6 +67,10 @@ let package = Package(
         .testTarget(
             name: "ForkStoreTests",
             dependencies: ["ForkStore", "ForkStoreTestSupport", "forkstore-stress-writer"]
+        ),
+        .testTarget(
+            name: "ForkStoreMergeTests",
+            dependencies: ["ForkStoreMerge", "ForkStoreMergeTesting", "ForkStoreTestSupport"]
         ),
         .testTarget(
             name: "ForkNotesTests",

@@ -59,27 +59,37 @@ public final class MergeContext: Sendable {
     public static func conflict<Value: Codable>(
         strategy: String, ancestor: Value?, dominant: Value?, subordinate: Value?, chosen: Value?
     ) throws -> Value? {
+        guard current != nil else { return chosen }
+        let chosenJSON = try json(chosen)
+        let decision = conflict(
+            strategy: strategy, ancestor: try json(ancestor), dominant: try json(dominant),
+            subordinate: try json(subordinate), chosen: chosenJSON)
+        guard decision != chosenJSON else { return chosen }
+        return try decision.map { try decode($0, as: Value.self) }
+    }
+
+    /// Reports a conflict on raw JSON (for strategies that merge encoded values) and returns
+    /// the JSON to use: `chosen`, or the app's override.
+    public static func conflict(
+        strategy: String, ancestor: JSONValue?, dominant: JSONValue?, subordinate: JSONValue?, chosen: JSONValue?
+    ) -> JSONValue? {
         guard let context = current else { return chosen }
         let ours = context.dominantIsOurs ? dominant : subordinate
         let theirs = context.dominantIsOurs ? subordinate : dominant
         let path = context.state.withLock { JSONPointer.string($0.path) }
         var report = MergeConflict(
-            path: path, strategy: strategy, ancestor: try json(ancestor), ours: try json(ours),
-            theirs: try json(theirs), decision: try json(chosen))
+            path: path, strategy: strategy, ancestor: ancestor, ours: ours, theirs: theirs, decision: chosen)
         var result = chosen
-        if let resolver = context.resolver {
-            let resolution = resolver(report)
+        if let resolution = context.resolver?(report), resolution != .keep {
             switch resolution {
             case .keep: break
             case .ours: result = ours
             case .theirs: result = theirs
-            case .value(let value): result = try decode(value, as: Value.self)
+            case .value(let value): result = value
             }
-            if resolution != .keep {
-                report = MergeConflict(
-                    path: report.path, strategy: strategy, ancestor: report.ancestor, ours: report.ours,
-                    theirs: report.theirs, decision: try json(result), overriddenByApp: true)
-            }
+            report = MergeConflict(
+                path: path, strategy: strategy, ancestor: ancestor, ours: ours, theirs: theirs,
+                decision: result, overriddenByApp: true)
         }
         let final = report
         context.state.withLock { $0.conflicts.append(final) }

@@ -1,0 +1,31 @@
+import ForkStore
+
+/// A counter: the result adds up what each side added since the ancestor.
+///
+/// ```
+/// ancestor 10, dominant 13 (+3), subordinate 15 (+5)  → 18
+/// ancestor 10, dominant 7 (−3), subordinate 12 (+2)   → 9
+/// ```
+///
+/// Two sides that end at the same count are taken as the same change and count once, as git
+/// does for identical edits. With no common ancestor (two counters started offline) the
+/// salvage adds both. Results saturate at the integer type's bounds instead of overflowing.
+public struct Counter<Value: FixedWidthInteger & Codable & Sendable>: MergeStrategy {
+    public init() {}
+
+    public var name: String { "counter" }
+
+    public func merge(ancestor: Value, dominant: Value, subordinate: Value) throws -> Value {
+        if dominant == subordinate || subordinate == ancestor { return dominant }
+        if dominant == ancestor { return subordinate }
+        MergeContext.strategyRan(name)
+        // dominant + (subordinate − ancestor), computed without overflow.
+        let wide = Int128(dominant) + Int128(subordinate) - Int128(ancestor)
+        return Value(clamping: wide)
+    }
+
+    public func salvage(dominant: Value, subordinate: Value) throws -> Value {
+        dominant.addingReportingOverflow(subordinate).overflow
+            ? (subordinate > 0 ? .max : .min) : dominant + subordinate
+    }
+}

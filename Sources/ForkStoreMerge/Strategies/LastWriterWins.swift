@@ -1,0 +1,27 @@
+import ForkStore
+
+/// A register: the side that changed wins; when both changed it differently, the dominant
+/// side wins and the conflict is reported.
+///
+/// ```
+/// ancestor "Draft", dominant "Final", subordinate "Draft"   → "Final"
+/// ancestor "Draft", dominant "Draft", subordinate "Sent"    → "Sent"
+/// ancestor "Draft", dominant "Final", subordinate "Sent"    → "Final" (conflict reported)
+/// ```
+///
+/// The dominant side is the one whose commit has the higher Lamport counter (then the higher
+/// commit id), so every replica picks the same side.
+public struct LastWriterWins<Value: Equatable & Codable & Sendable>: MergeStrategy {
+    public init() {}
+
+    public var name: String { "last-writer-wins" }
+
+    public func merge(ancestor: Value, dominant: Value, subordinate: Value) throws -> Value {
+        if dominant == subordinate || subordinate == ancestor { return dominant }
+        if dominant == ancestor { return subordinate }
+        MergeContext.strategyRan(name)
+        return try MergeContext.conflict(
+            strategy: name, ancestor: ancestor, dominant: dominant, subordinate: subordinate, chosen: dominant
+        ) ?? dominant
+    }
+}
