@@ -1,28 +1,40 @@
 /// A three-way comparison of two sequences against their common ancestor, cut into chunks:
 /// stable runs that neither side touched, and changed regions with each side's version.
 enum ThreeWayDiff {
+    /// A region at least one side changed.
+    struct ChangedRegion<Element> {
+        var ancestor: [Element]
+        var dominant: [Element]
+        var subordinate: [Element]
+        /// For each ancestor element of the region, its index in `dominant`, if that side kept it.
+        var dominantMatch: [Int?]
+        /// For each ancestor element of the region, its index in `subordinate`, if that side kept it.
+        var subordinateMatch: [Int?]
+
+        /// Which elements of `dominant` are ancestor elements it kept (not insertions).
+        var dominantKept: [Bool] { kept(dominantMatch, count: dominant.count) }
+        /// Which elements of `subordinate` are ancestor elements it kept (not insertions).
+        var subordinateKept: [Bool] { kept(subordinateMatch, count: subordinate.count) }
+
+        private func kept(_ matches: [Int?], count: Int) -> [Bool] {
+            var flags = [Bool](repeating: false, count: count)
+            for case let index? in matches { flags[index] = true }
+            return flags
+        }
+    }
+
     enum Chunk<Element> {
         /// Ancestor elements both sides kept.
         case stable([Element])
-        /// A region at least one side changed: the ancestor's version and each side's.
-        case changed(ancestor: [Element], dominant: [Element], subordinate: [Element],
-                     dominantKept: [Bool], subordinateKept: [Bool])
+        case changed(ChangedRegion<Element>)
     }
 
     /// Chunks covering all three sequences in order.
-    ///
-    /// In a changed chunk, `dominantKept[i]` tells whether the dominant side's element `i`
-    /// is an ancestor element (kept) rather than an insertion; likewise for the subordinate.
     static func chunks<Element: Equatable>(
         ancestor: [Element], dominant: [Element], subordinate: [Element]
     ) -> [Chunk<Element>] {
         let toDominant = Diff.matches(ancestor, dominant)
         let toSubordinate = Diff.matches(ancestor, subordinate)
-        var dominantMatched = [Bool](repeating: false, count: dominant.count)
-        var subordinateMatched = [Bool](repeating: false, count: subordinate.count)
-        for case let j? in toDominant { dominantMatched[j] = true }
-        for case let j? in toSubordinate { subordinateMatched[j] = true }
-
         var chunks: [Chunk<Element>] = []
         var stable: [Element] = []
         var a = 0, d = 0, s = 0
@@ -32,10 +44,11 @@ enum ThreeWayDiff {
                 chunks.append(.stable(stable))
                 stable = []
             }
-            chunks.append(.changed(
+            chunks.append(.changed(ChangedRegion(
                 ancestor: Array(ancestor[a..<aEnd]), dominant: Array(dominant[d..<dEnd]),
                 subordinate: Array(subordinate[s..<sEnd]),
-                dominantKept: Array(dominantMatched[d..<dEnd]), subordinateKept: Array(subordinateMatched[s..<sEnd])))
+                dominantMatch: toDominant[a..<aEnd].map { $0.map { $0 - d } },
+                subordinateMatch: toSubordinate[a..<aEnd].map { $0.map { $0 - s } })))
         }
         for index in ancestor.indices {
             guard let dIndex = toDominant[index], let sIndex = toSubordinate[index] else { continue }
@@ -50,12 +63,14 @@ enum ThreeWayDiff {
         return chunks
     }
 
-    /// Merges sequences chunk by chunk: a region changed on one side only takes that side,
-    /// a region changed the same way on both takes it once, and `conflict` decides the rest.
+    /// Merges sequences region by region: a region changed on one side only takes that side;
+    /// changed the same way on both, it is taken once. A region both changed is first tried
+    /// element by element (each side's deletions apply, and insertions at different places
+    /// are both kept), so adjacent edits merge; only when both inserted different things at
+    /// the same place does `conflict` decide the region.
     static func merge<Element: Equatable>(
         ancestor: [Element], dominant: [Element], subordinate: [Element],
-        conflict: (_ ancestor: [Element], _ dominant: [Element], _ subordinate: [Element],
-                   _ dominantKept: [Bool], _ subordinateKept: [Bool]) throws -> [Element]
+        conflict: (ChangedRegion<Element>) throws -> [Element]
     ) rethrows -> [Element] {
         if dominant == subordinate { return dominant }
         if subordinate == ancestor { return dominant }
@@ -66,16 +81,57 @@ enum ThreeWayDiff {
             switch chunk {
             case .stable(let elements):
                 result += elements
-            case .changed(let base, let mine, let theirs, let mineKept, let theirsKept):
-                if mine == base {
-                    result += theirs
-                } else if theirs == base || mine == theirs {
-                    result += mine
+            case .changed(let region):
+                if region.dominant == region.ancestor {
+                    result += region.subordinate
+                } else if region.subordinate == region.ancestor || region.dominant == region.subordinate {
+                    result += region.dominant
+                } else if let merged = mergeByGaps(region) {
+                    result += merged
                 } else {
-                    result += try conflict(base, mine, theirs, mineKept, theirsKept)
+                    result += try conflict(region)
                 }
             }
         }
         return result
+    }
+
+    /// Merges a region where each side's edits are deletions of ancestor elements and
+    /// insertions into the gaps between them; nil when both sides inserted different
+    /// elements into the same gap.
+    private static func mergeByGaps<Element: Equatable>(_ region: ChangedRegion<Element>) -> [Element]? {
+        let count = region.ancestor.count
+        let mine = gaps(region.dominant, region.dominantMatch, ancestorCount: count)
+        let theirs = gaps(region.subordinate, region.subordinateMatch, ancestorCount: count)
+        var result: [Element] = []
+        for gap in 0...count {
+            let (left, right) = (mine[gap], theirs[gap])
+            if left == right || right.isEmpty {
+                result += left
+            } else if left.isEmpty {
+                result += right
+            } else {
+                return nil
+            }
+            if gap < count, region.dominantMatch[gap] != nil, region.subordinateMatch[gap] != nil {
+                result.append(region.ancestor[gap])
+            }
+        }
+        return result
+    }
+
+    /// A side's insertions per gap: gap `g` is before ancestor element `g`. Insertions that
+    /// replace deleted elements go to the gap just after the last element the side kept.
+    private static func gaps<Element>(_ side: [Element], _ matches: [Int?], ancestorCount: Int) -> [[Element]] {
+        var gaps = [[Element]](repeating: [], count: ancestorCount + 1)
+        var gap = 0, next = 0
+        for (ancestorIndex, match) in matches.enumerated() {
+            guard let match else { continue }
+            gaps[gap] += side[next..<match]
+            next = match + 1
+            gap = ancestorIndex + 1
+        }
+        gaps[gap] += side[next...]
+        return gaps
     }
 }

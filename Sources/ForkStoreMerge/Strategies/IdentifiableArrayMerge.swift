@@ -40,8 +40,8 @@ where Elements.Value == Element, Element.ID: Codable & Sendable {
         // Merge the order of ids, then place elements that an edit kept alive after removal.
         let order = ThreeWayDiff.merge(
             ancestor: Self.ids(ancestor), dominant: Self.ids(dominant), subordinate: Self.ids(subordinate)
-        ) { _, mineIDs, theirsIDs, mineKept, theirsKept in
-            OrderedArrayMerge<Element.ID>.keepBothInsertions(mineIDs, theirsIDs, mineKept, theirsKept)
+        ) { region in
+            OrderedArrayMerge<Element.ID>.keepBothInsertions(region)
         }
         var result: [Element.ID] = []
         var placed = Set<Element.ID>()

@@ -2,14 +2,14 @@ import ForkStore
 
 /// A three-way list merge.
 ///
-/// Elements neither side touched stay, once, in their place. Where only one side changed a
-/// region, that side's version is taken. Where both changed the same region, deletions from
-/// both sides apply and the insertions of both are kept: the dominant side's first, then the
-/// subordinate's (minus any it shares with the dominant side's), and the conflict is reported.
+/// Elements neither side touched stay, once, in their place. Deletions from either side
+/// apply. Insertions from both sides are kept in their places; where both sides inserted
+/// different elements at the same place, the dominant side's come first, then the
+/// subordinate's (minus any the dominant side also inserted), and the conflict is reported.
 ///
 /// ```
 /// ancestor [a, b, c], dominant [a, x, b, c], subordinate [a, b, y]  → [a, x, b, y]
-/// ancestor [a, b, c], dominant [a, x, c],    subordinate [a, y, c]  → [a, x, y] (conflict)
+/// ancestor [a, b, c], dominant [a, x, c],    subordinate [a, y, c]  → [a, x, y, c] (conflict)
 /// ```
 public struct OrderedArrayMerge<Element: Equatable & Codable & Sendable>: MergeStrategy {
     public init() {}
@@ -21,20 +21,21 @@ public struct OrderedArrayMerge<Element: Equatable & Codable & Sendable>: MergeS
         if dominant == ancestor { return subordinate }
         MergeContext.strategyRan(name)
         return try ThreeWayDiff.merge(ancestor: ancestor, dominant: dominant, subordinate: subordinate) {
-            base, mine, theirs, mineKept, theirsKept in
-            let chosen = Self.keepBothInsertions(mine, theirs, mineKept, theirsKept)
+            region in
+            let chosen = Self.keepBothInsertions(region)
             return try MergeContext.conflict(
-                strategy: name, ancestor: base, dominant: mine, subordinate: theirs, chosen: chosen) ?? chosen
+                strategy: name, ancestor: region.ancestor, dominant: region.dominant,
+                subordinate: region.subordinate, chosen: chosen) ?? chosen
         }
     }
 
     /// The insertions of both sides, dominant first, without repeating one the dominant side
     /// already made. Ancestor elements in a conflicting region were removed by one side, so
     /// they go.
-    static func keepBothInsertions(_ mine: [Element], _ theirs: [Element], _ mineKept: [Bool], _ theirsKept: [Bool]) -> [Element] {
-        var result = zip(mine, mineKept).filter { !$0.1 }.map(\.0)
+    static func keepBothInsertions(_ region: ThreeWayDiff.ChangedRegion<Element>) -> [Element] {
+        var result = zip(region.dominant, region.dominantKept).filter { !$0.1 }.map(\.0)
         var unmatched = result
-        for (element, kept) in zip(theirs, theirsKept) where !kept {
+        for (element, kept) in zip(region.subordinate, region.subordinateKept) where !kept {
             if let index = unmatched.firstIndex(of: element) {
                 unmatched.remove(at: index)
             } else {

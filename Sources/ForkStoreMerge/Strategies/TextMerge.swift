@@ -3,7 +3,8 @@ import ForkStore
 /// A three-way text merge that keeps both sides' edits when they do not overlap.
 ///
 /// Text is compared word by word: runs of letters and digits, runs of white space, and each
-/// other character alone. Edits to different words merge; edits to the same word conflict.
+/// other character alone. Edits to different words merge, even next to each other; two
+/// different edits of the same word conflict.
 ///
 /// ```
 /// ancestor "Fork Yeah", dominant "Fork Yeah!!!", subordinate "Fork yeah"  → "Fork yeah!!!"
@@ -25,11 +26,11 @@ public struct TextMerge: MergeStrategy {
         MergeContext.strategyRan(name)
         let merged = try ThreeWayDiff.merge(
             ancestor: Self.words(ancestor), dominant: Self.words(dominant), subordinate: Self.words(subordinate)
-        ) { base, mine, theirs, _, _ in
-            let chosen = base.isEmpty ? mine + theirs : mine
+        ) { region in
+            let chosen = region.ancestor.isEmpty ? region.dominant + region.subordinate : region.dominant
             let decision = try MergeContext.conflict(
-                strategy: name, ancestor: base.joined(), dominant: mine.joined(),
-                subordinate: theirs.joined(), chosen: chosen.joined())
+                strategy: name, ancestor: region.ancestor.joined(), dominant: region.dominant.joined(),
+                subordinate: region.subordinate.joined(), chosen: chosen.joined())
             return decision.map { [Substring($0)] } ?? chosen
         }
         return merged.joined()
