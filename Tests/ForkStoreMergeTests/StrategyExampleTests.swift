@@ -25,7 +25,8 @@ struct StrategyExampleTests {
         #expect(try counter.merge(ancestor: 10, dominant: 12, subordinate: 12) == 12)
         #expect(try counter.salvage(dominant: 3, subordinate: 4) == 7)
         #expect(try Counter<Int8>().merge(ancestor: 0, dominant: 100, subordinate: 100 - 1) == 127)
-        #expect(try Counter<Int8>().salvage(dominant: 100, subordinate: 100) == 127)
+        #expect(try Counter<Int8>().salvage(dominant: 100, subordinate: 90) == 127)
+        #expect(try counter.salvage(dominant: 5, subordinate: 5) == 5)
     }
 
     @Test func addWinsSet() throws {

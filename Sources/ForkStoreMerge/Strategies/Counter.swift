@@ -9,7 +9,7 @@ import ForkStore
 ///
 /// Two sides that end at the same count are taken as the same change and count once, as git
 /// does for identical edits. With no common ancestor (two counters started offline) the
-/// salvage adds both. Results saturate at the integer type's bounds instead of overflowing.
+/// salvage adds both, unless they are equal. Results saturate at the integer type's bounds instead of overflowing.
 public struct Counter<Value: FixedWidthInteger & Codable & Sendable>: MergeStrategy {
     public init() {}
 
@@ -25,7 +25,8 @@ public struct Counter<Value: FixedWidthInteger & Codable & Sendable>: MergeStrat
     }
 
     public func salvage(dominant: Value, subordinate: Value) throws -> Value {
-        dominant.addingReportingOverflow(subordinate).overflow
+        guard dominant != subordinate else { return dominant }
+        return dominant.addingReportingOverflow(subordinate).overflow
             ? (subordinate > 0 ? .max : .min) : dominant + subordinate
     }
 }
