@@ -57,23 +57,46 @@ struct ForkNotesCLITests {
     @Test func forkEditMergeScenario() throws {
         let cli = ForkNotes()
         try cli.ok("init", "--store", cli.store)
-        let id = try cli.ok("add", "--store", cli.store, "--title", "Plan", "--tag", "red", "--tag", "blue")
-            .split(separator: "\n").last.map(String.init) ?? ""
+        let id = try cli.ok(
+            "add", "--store", cli.store, "--title", "Plan", "--body", "Fork Yeah", "--tag", "red", "--tag", "blue"
+        ).split(separator: "\n").last.map(String.init) ?? ""
         try cli.ok("fork", "create", "--store", cli.store, "phone")
         #expect(try cli.ok("fork", "list", "--store", cli.store) == "main\nphone\n")
-        try cli.ok("edit", "--store", cli.store, id, "--title", "Plan B", "--remove-tag", "red")
-        try cli.ok("edit", "--store", cli.store, "--fork", "phone", id, "--add-tag", "green", "--done")
+        try cli.ok("edit", "--store", cli.store, id, "--body", "Fork Yeah!!!", "--title", "Plan B", "--remove-tag", "red")
+        try cli.ok("edit", "--store", cli.store, "--fork", "phone", id, "--body", "Fork yeah", "--add-tag", "green")
         let merged = try cli.ok("merge", "--store", cli.store, "--from", "phone")
         #expect(merged.contains("Merged 'phone' into 'main'"))
         let note = try #require(try cli.notes().first)
+        #expect(note["body"] as? String == "Fork yeah!!!")
         #expect(note["title"] as? String == "Plan B")
         #expect(note["tags"] as? [String] == ["blue", "green"])
-        #expect(note["done"] as? Bool == true)
+        #expect(note["done"] as? Bool == false)
+        let commits = try git("--git-dir", cli.store, "rev-list", "--count", "main").stdout
         #expect(try cli.ok("merge", "--store", cli.store, "--from", "phone").contains("already has everything"))
+        #expect(try git("--git-dir", cli.store, "rev-list", "--count", "main").stdout == commits)
+        let trailers = try git("--git-dir", cli.store, "log", "-1", "--format=%(trailers)", "main").stdout
+        #expect(trailers.contains("Merge-Strategies: add-wins-set, properties, text"))
+        #expect(trailers.contains("Merge-Conflicts: 0"))
         try cli.ok("merge", "--store", cli.store, "--from", "main", "--into", "phone")
-        #expect(try cli.notes(fork: "phone").first?["title"] as? String == "Plan B")
+        #expect(try cli.notes(fork: "phone").first?["body"] as? String == "Fork yeah!!!")
         try cli.ok("fork", "delete", "--store", cli.store, "phone")
         #expect(try cli.ok("fork", "list", "--store", cli.store) == "main\n")
+    }
+
+    @Test func conflictsAreShownAndRecorded() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let id = try cli.ok("add", "--store", cli.store, "--title", "Plan").split(separator: "\n").last.map(String.init) ?? ""
+        try cli.ok("fork", "create", "--store", cli.store, "phone")
+        try cli.ok("edit", "--store", cli.store, id, "--title", "Plan A")
+        try cli.ok("edit", "--store", cli.store, "--fork", "phone", id, "--title", "Plan Z")
+        let merged = try cli.ok("merge", "--store", cli.store, "--from", "phone")
+        #expect(merged.contains("conflict at /notes/\(id)/title (last-writer-wins)"))
+        let title = try cli.notes().first?["title"] as? String
+        #expect(title == "Plan A" || title == "Plan Z")
+        let trailers = try git("--git-dir", cli.store, "log", "-1", "--format=%(trailers)", "main").stdout
+        #expect(trailers.contains("Merge-Conflicts: 1"))
+        #expect(trailers.contains("Merge-Conflict: /notes/\(id)/title (last-writer-wins)"))
     }
 
     @Test func errorsGoToStderrWithANonZeroExit() throws {
@@ -128,6 +151,7 @@ struct ForkNotesCLITests {
         let demo = try cli.ok("demo")
         #expect(demo.contains("Merge 'phone' into main") || demo.contains("Merge fork 'phone'"))
         #expect(demo.contains("#blue #green"))
+        #expect(demo.contains("Fork yeah!!!"))
         #expect(demo.contains("up to date"))
     }
 }

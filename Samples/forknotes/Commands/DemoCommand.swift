@@ -38,6 +38,7 @@ struct DemoCommand: ParsableCommand {
             notebook?.notes[id]?.tags.remove("red")
         }
         try store.update(phone, message: "Edit note \(id) on the phone") { notebook in
+            notebook?.notes[id]?.body = "Fork yeah"
             notebook?.notes[id]?.tags.insert("green")
             notebook?.notes[id]?.done = true
         }
@@ -48,8 +49,8 @@ struct DemoCommand: ParsableCommand {
 
         heading("3. Merge 'phone' into main")
         switch try store.mergeIntoMain(from: phone) {
-        case .merged(let commit, _):
-            print("merge commit \(commit.id.short), decided by: \(commit.trailer("Merge-Strategy") ?? "?")")
+        case .merged(let commit, let conflicts):
+            print("merge commit \(commit.id.short); strategies: \(commit.trailer("Merge-Strategies") ?? "none"); conflicts: \(conflicts.count)")
         case .fastForwarded(let commit):
             print("fast-forwarded to \(commit.short)")
         case .upToDate:

@@ -1,5 +1,6 @@
 import ArgumentParser
 import ForkStore
+import Foundation
 
 struct MergeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,9 +25,17 @@ struct MergeCommand: ParsableCommand {
             print("'\(into)' already has everything from '\(from)'.")
         case .fastForwarded(let commit):
             print("Fast-forwarded '\(into)' to \(commit.short).")
-        case .merged(let commit, _):
-            let decision = commit.trailer("Merge-Strategy") ?? "merge"
-            print("Merged '\(from)' into '\(into)': \(commit.id.short) (\(decision)).")
+        case .merged(let commit, let conflicts):
+            print("Merged '\(from)' into '\(into)': \(commit.id.short).")
+            for conflict in conflicts {
+                print("  conflict at \(conflict.description): kept \(conflict.decision.map(Self.show) ?? "nothing")")
+            }
         }
+    }
+
+    static func show(_ value: JSONValue) -> String {
+        String(decoding: CanonicalJSON.serialize(value), as: UTF8.self)
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: " ")
     }
 }

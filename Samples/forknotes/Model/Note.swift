@@ -1,10 +1,19 @@
+import ForkStoreMerge
+
 /// One note: the record the sample app keeps.
-struct Note: Codable, Sendable, Hashable, Identifiable {
+///
+/// Merging: `title` and `done` by last-writer-wins (per property), `body` as text (both
+/// sides' edits kept when they touch different words), `tags` as an add-wins set.
+struct Note: PropertyMergeable, Hashable, Identifiable {
     var id: String
     var title: String
     var body: String
     var tags: Set<String>
     var done: Bool
+
+    static let mergeProperties = PropertyMerges<Note>()
+        .text(\.body)
+        .addWinsSet(\.tags)
 
     enum CodingKeys: String, CodingKey {
         case id, title, body, tags, done

@@ -82,14 +82,14 @@ extension Store {
 
     /// Merges a fork's work into `main`.
     @discardableResult
-    public func mergeIntoMain(from fork: Fork) throws -> MergeOutcome {
-        try merge(from: fork, into: .main)
+    public func mergeIntoMain(from fork: Fork, resolvingConflicts resolver: ConflictResolver? = nil) throws -> MergeOutcome {
+        try merge(from: fork, into: .main, resolvingConflicts: resolver)
     }
 
     /// Brings `main`'s work into a fork.
     @discardableResult
-    public func mergeFromMain(into fork: Fork) throws -> MergeOutcome {
-        try merge(from: .main, into: fork)
+    public func mergeFromMain(into fork: Fork, resolvingConflicts resolver: ConflictResolver? = nil) throws -> MergeOutcome {
+        try merge(from: .main, into: fork, resolvingConflicts: resolver)
     }
 
     /// Merges every fork into `main`, then `main` back into every fork, so all forks end
