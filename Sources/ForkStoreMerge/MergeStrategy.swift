@@ -7,7 +7,7 @@ import ForkStore
 /// it picks the dominant side. Dominance depends only on the commits being merged, so every
 /// replica that merges the same commits gets the same result.
 ///
-/// Every strategy must keep these laws (``ForkStoreMergeTesting`` checks them):
+/// Every strategy must keep these laws (`ForkStoreMergeTesting` checks them):
 /// - both sides equal: `merge(a, x, x) == x`;
 /// - one side unchanged: `merge(a, a, x) == x` and `merge(a, x, a) == x`;
 /// - determinism: the same inputs always give the same result, on any replica;
@@ -30,7 +30,7 @@ extension MergeStrategy {
     public func salvage(dominant: Value, subordinate: Value) throws -> Value { dominant }
 }
 
-/// Uses a value's own ``Mergeable`` conformance as a strategy, for nesting mergeable types
+/// Uses a value's own `Mergeable` conformance as a strategy, for nesting mergeable types
 /// inside collections.
 public struct MergeableStrategy<Value: Mergeable & Sendable>: MergeStrategy {
     public init() {}

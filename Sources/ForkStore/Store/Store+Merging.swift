@@ -12,8 +12,11 @@ extension Store {
     /// The merged value depends only on the two commits, never on which fork or replica runs
     /// the merge, so replicas that merge each other's work converge.
     ///
-    /// - Parameter resolver: called for every conflict; defaults to
-    ///   ``StoreOptions/conflictResolver``. See ``ConflictResolver``.
+    /// - Parameters:
+    ///   - source: the fork whose work is brought in.
+    ///   - target: the fork that receives it.
+    ///   - resolver: called for every conflict; defaults to ``StoreOptions/conflictResolver``.
+    ///     See ``ConflictResolver``.
     @discardableResult
     public func merge(
         from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver? = nil

@@ -73,14 +73,14 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     }
 
     /// Merges an array of identifiable elements with ``IdentifiableArrayMerge``, each element
-    /// with its own ``Mergeable`` conformance.
+    /// with its own `Mergeable` conformance.
     public func identifiableArray<Element: Identifiable & Mergeable & Equatable & Codable & Sendable>(
         _ keyPath: WritableKeyPath<Root, [Element]> & Sendable, key: String? = nil
     ) -> Self where Element.ID: Codable & Sendable {
         property(keyPath, key: key, using: IdentifiableArrayMerge(elements: MergeableStrategy<Element>()))
     }
 
-    /// Merges a dictionary with ``DictionaryMerge``, each value with its own ``Mergeable``
+    /// Merges a dictionary with ``DictionaryMerge``, each value with its own `Mergeable`
     /// conformance.
     public func dictionary<Key: Hashable & Codable & Sendable, Value: Mergeable & Equatable & Codable & Sendable>(
         _ keyPath: WritableKeyPath<Root, [Key: Value]> & Sendable, key: String? = nil
@@ -88,7 +88,7 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
         property(keyPath, key: key, using: DictionaryMerge<Key, MergeableStrategy<Value>>(values: MergeableStrategy()))
     }
 
-    /// Merges a nested value with its own ``Mergeable`` conformance.
+    /// Merges a nested value with its own `Mergeable` conformance.
     public func mergeable<Value: Mergeable & Sendable>(
         _ keyPath: WritableKeyPath<Root, Value> & Sendable, key: String? = nil
     ) -> Self {

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Builds the DocC documentation of each public module, failing on any warning (a broken
+# link, an undocumented parameter). Output goes to .build/docs/<Module>.doccarchive.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+graphs=.build/symbol-graphs
+rm -rf "$graphs"
+mkdir -p "$graphs"
+swift build --target ForkStoreMerge -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
+for module in ForkStore ForkStoreMerge; do
+  only="$graphs/$module-only"
+  mkdir -p "$only"
+  cp "$graphs/$module.symbols.json" "$only/"
+  docc convert "Sources/$module/$module.docc" \
+    --additional-symbol-graph-dir "$only" \
+    --fallback-display-name "$module" --fallback-bundle-identifier "dev.forkstore.$module" \
+    --output-path ".build/docs/$module.doccarchive" --warnings-as-errors >/dev/null
+  echo "docs: $module built without warnings"
+done
