@@ -4,12 +4,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-graphs=.build/symbol-graphs
-rm -rf "$graphs"
-mkdir -p "$graphs"
-swift build --target ForkStoreMerge -Xswiftc -emit-symbol-graph -Xswiftc -emit-symbol-graph-dir -Xswiftc "$graphs" >&2
+swift package dump-symbol-graph --minimum-access-level public >&2
+graphs=$(swift build --show-bin-path)/../symbolgraph
 for module in ForkStore ForkStoreMerge; do
-  only="$graphs/$module-only"
+  only=".build/docs/$module-symbols"
+  rm -rf "$only"
   mkdir -p "$only"
   cp "$graphs/$module.symbols.json" "$only/"
   docc convert "Sources/$module/$module.docc" \
