@@ -4,6 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# dump-symbol-graph covers every module, test modules included, so build them first.
+swift build --build-tests >&2
 swift package dump-symbol-graph --minimum-access-level public >&2
 graphs=$(swift build --show-bin-path)/../symbolgraph
 for module in ForkStore ForkStoreMerge; do
