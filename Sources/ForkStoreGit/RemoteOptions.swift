@@ -1,0 +1,46 @@
+/// How to authenticate to a remote. Secrets stay in memory and are handed to libgit2 only
+/// inside its credential callback.
+package enum RemoteCredential: Sendable {
+    case userPassword(username: String, password: String)
+    case sshKey(username: String, publicKeyPath: String?, privateKeyPath: String, passphrase: String?)
+    case sshAgent(username: String)
+}
+
+/// How to treat the server's TLS certificate or ssh host key.
+package enum ServerTrust: Sendable, Equatable {
+    /// libgit2's own checks: the system's CA store for TLS, `~/.ssh/known_hosts` for ssh.
+    case verify
+    /// Accept an ssh host key only if its SHA-256 matches; TLS is verified as usual.
+    case pinnedHostKey(sha256: [UInt8])
+    /// Accept anything. Only for tests.
+    case acceptAny
+}
+
+/// Objects and bytes moved so far by a fetch or a push.
+package struct TransferProgress: Sendable, Equatable {
+    package enum Direction: Sendable, Equatable { case fetch, push }
+    package var direction: Direction
+    package var objects: Int
+    package var totalObjects: Int
+    package var bytes: Int
+}
+
+/// Everything a fetch or push needs besides the URL and refspecs.
+package struct RemoteOptions: Sendable {
+    package var credential: RemoteCredential?
+    package var trust: ServerTrust
+    /// How many times the credential may be offered before giving up (servers ask again
+    /// after each rejection).
+    package var maximumCredentialAttempts: Int
+    package var progress: (@Sendable (TransferProgress) -> Void)?
+
+    package init(
+        credential: RemoteCredential? = nil, trust: ServerTrust = .verify, maximumCredentialAttempts: Int = 2,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.credential = credential
+        self.trust = trust
+        self.maximumCredentialAttempts = maximumCredentialAttempts
+        self.progress = progress
+    }
+}

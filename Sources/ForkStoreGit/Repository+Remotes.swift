@@ -1,0 +1,145 @@
+import CLibGit2
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// State shared with libgit2's C callbacks through their payload pointer.
+private final class CallbackState {
+    let options: RemoteOptions
+    var credentialAttempts = 0
+    var rejections: [String: String] = [:]
+
+    init(options: RemoteOptions) {
+        self.options = options
+    }
+}
+
+/// What a push did to each reference it tried to update.
+package struct PushResult: Sendable {
+    /// Reference name → the server's reason, for every update the server refused.
+    package var rejected: [String: String]
+}
+
+extension Repository {
+    /// Fetches with `refspecs` from `url` without recording the remote in the config.
+    package func fetch(from url: String, refspecs: [String], options: RemoteOptions) throws(GitError) {
+        let state = CallbackState(options: options)
+        try withAnonymousRemote(url) { (remote) throws(GitError) in
+            var fetchOptions = git_fetch_options()
+            try check("git_fetch_options_init") { git_fetch_options_init(&fetchOptions, UInt32(GIT_FETCH_OPTIONS_VERSION)) }
+            fetchOptions.update_fetchhead = 0
+            fetchOptions.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
+            Self.install(&fetchOptions.callbacks, state)
+            defer { withExtendedLifetime(state) {} }
+            try withStringArray(refspecs) { (array) throws(GitError) in
+                try check("git_remote_fetch") { git_remote_fetch(remote, &array, &fetchOptions, "forkstore: fetch") }
+            }
+        }
+    }
+
+    /// Pushes `refspecs` to `url`. Updates the server refuses (a non-fast-forward, a hook)
+    /// come back in the result rather than as an error.
+    package func push(to url: String, refspecs: [String], options: RemoteOptions) throws(GitError) -> PushResult {
+        let state = CallbackState(options: options)
+        try withAnonymousRemote(url) { (remote) throws(GitError) in
+            var pushOptions = git_push_options()
+            try check("git_push_options_init") { git_push_options_init(&pushOptions, UInt32(GIT_PUSH_OPTIONS_VERSION)) }
+            Self.install(&pushOptions.callbacks, state)
+            defer { withExtendedLifetime(state) {} }
+            try withStringArray(refspecs) { (array) throws(GitError) in
+                try check("git_remote_push") { git_remote_push(remote, &array, &pushOptions) }
+            }
+        }
+        return PushResult(rejected: state.rejections)
+    }
+
+    private func withAnonymousRemote(_ url: String, _ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
+        var remote: OpaquePointer?
+        try check("git_remote_create_anonymous") { git_remote_create_anonymous(&remote, pointer, url) }
+        defer { git_remote_free(remote) }
+        try body(remote)
+    }
+
+    private static func install(_ callbacks: inout git_remote_callbacks, _ state: CallbackState) {
+        callbacks.payload = Unmanaged.passUnretained(state).toOpaque()
+        callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
+            guard let out, let payload else { return GIT_PASSTHROUGH.rawValue }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            guard let credential = state.options.credential else { return GIT_PASSTHROUGH.rawValue }
+            state.credentialAttempts += 1
+            guard state.credentialAttempts <= state.options.maximumCredentialAttempts else {
+                git_error_set_str(Int32(GIT_ERROR_NET.rawValue), "the remote refused the credentials")
+                return GIT_EAUTH.rawValue
+            }
+            switch credential {
+            case .userPassword(let username, let password):
+                guard allowed & GIT_CREDENTIAL_USERPASS_PLAINTEXT.rawValue != 0 else { return GIT_PASSTHROUGH.rawValue }
+                return git_credential_userpass_plaintext_new(out, username, password)
+            case .sshKey(let username, let publicKey, let privateKey, let passphrase):
+                if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
+                    return git_credential_username_new(out, username)
+                }
+                guard allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 else { return GIT_PASSTHROUGH.rawValue }
+                return git_credential_ssh_key_new(out, username, publicKey, privateKey, passphrase)
+            case .sshAgent(let username):
+                if allowed & GIT_CREDENTIAL_USERNAME.rawValue != 0 {
+                    return git_credential_username_new(out, username)
+                }
+                guard allowed & GIT_CREDENTIAL_SSH_KEY.rawValue != 0 else { return GIT_PASSTHROUGH.rawValue }
+                _ = usernameFromURL
+                return git_credential_ssh_key_from_agent(out, username)
+            }
+        }
+        callbacks.certificate_check = { cert, _, _, payload in
+            guard let payload else { return GIT_PASSTHROUGH.rawValue }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            switch state.options.trust {
+            case .verify:
+                return GIT_PASSTHROUGH.rawValue
+            case .acceptAny:
+                return 0
+            case .pinnedHostKey(let expected):
+                guard let cert, cert.pointee.cert_type == GIT_CERT_HOSTKEY_LIBSSH2 else { return GIT_PASSTHROUGH.rawValue }
+                let hostKey = UnsafeRawPointer(cert).assumingMemoryBound(to: git_cert_hostkey.self).pointee
+                guard hostKey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 else { return -1 }
+                let actual = withUnsafeBytes(of: hostKey.hash_sha256) { Array($0) }
+                if actual == expected { return 0 }
+                git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "the server's host key does not match the pinned key")
+                return GIT_ECERTIFICATE.rawValue
+            }
+        }
+        callbacks.transfer_progress = { stats, payload in
+            guard let stats, let payload else { return 0 }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            state.options.progress?(TransferProgress(
+                direction: .fetch, objects: Int(stats.pointee.received_objects),
+                totalObjects: Int(stats.pointee.total_objects), bytes: Int(stats.pointee.received_bytes)))
+            return 0
+        }
+        callbacks.push_transfer_progress = { current, total, bytes, payload in
+            guard let payload else { return 0 }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            state.options.progress?(TransferProgress(
+                direction: .push, objects: Int(current), totalObjects: Int(total), bytes: Int(bytes)))
+            return 0
+        }
+        callbacks.push_update_reference = { reference, status, payload in
+            guard let payload, let reference, let status else { return 0 }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            state.rejections[String(cString: reference)] = String(cString: status)
+            return 0
+        }
+    }
+}
+
+/// Lends `strings` to C as a `git_strarray` for the duration of `body`.
+private func withStringArray(_ strings: [String], _ body: (inout git_strarray) throws(GitError) -> Void) throws(GitError) {
+    var pointers = strings.map { strdup($0) }
+    defer { pointers.forEach { free($0) } }
+    try pointers.withUnsafeMutableBufferPointer { (buffer) throws(GitError) in
+        var array = git_strarray(strings: buffer.baseAddress, count: buffer.count)
+        try body(&array)
+    }
+}
