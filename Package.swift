@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "ForkStore", targets: ["ForkStore"]),
         .library(name: "ForkStoreMerge", targets: ["ForkStoreMerge"]),
         .library(name: "ForkStoreMergeTesting", targets: ["ForkStoreMergeTesting"]),
+        .library(name: "ForkStoreExchange", targets: ["ForkStoreExchange"]),
         .executable(name: "forknotes", targets: ["forknotes"]),
     ],
     dependencies: [
@@ -42,6 +43,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // Sync with git remotes.
+        .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "ForkStoreGit"]),
         // The sample sync CLI.
         .executableTarget(
             name: "forknotes",
@@ -71,6 +74,10 @@ let package = Package(
         .testTarget(
             name: "ForkStoreMergeTests",
             dependencies: ["ForkStoreMerge", "ForkStoreMergeTesting", "ForkStoreTestSupport"]
+        ),
+        .testTarget(
+            name: "ForkStoreExchangeTests",
+            dependencies: ["ForkStoreExchange", "ForkStoreTestSupport"]
         ),
         .testTarget(
             name: "ForkNotesTests",

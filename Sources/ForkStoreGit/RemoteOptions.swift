@@ -7,7 +7,7 @@ package enum RemoteCredential: Sendable {
 }
 
 /// How to treat the server's TLS certificate or ssh host key.
-package enum ServerTrust: Sendable, Equatable {
+package enum TrustPolicy: Sendable, Equatable {
     /// libgit2's own checks: the system's CA store for TLS, `~/.ssh/known_hosts` for ssh.
     case verify
     /// Accept an ssh host key only if its SHA-256 matches; TLS is verified as usual.
@@ -17,7 +17,7 @@ package enum ServerTrust: Sendable, Equatable {
 }
 
 /// Objects and bytes moved so far by a fetch or a push.
-package struct TransferProgress: Sendable, Equatable {
+package struct TransferStatistics: Sendable, Equatable {
     package enum Direction: Sendable, Equatable { case fetch, push }
     package var direction: Direction
     package var objects: Int
@@ -28,15 +28,15 @@ package struct TransferProgress: Sendable, Equatable {
 /// Everything a fetch or push needs besides the URL and refspecs.
 package struct RemoteOptions: Sendable {
     package var credential: RemoteCredential?
-    package var trust: ServerTrust
+    package var trust: TrustPolicy
     /// How many times the credential may be offered before giving up (servers ask again
     /// after each rejection).
     package var maximumCredentialAttempts: Int
-    package var progress: (@Sendable (TransferProgress) -> Void)?
+    package var progress: (@Sendable (TransferStatistics) -> Void)?
 
     package init(
-        credential: RemoteCredential? = nil, trust: ServerTrust = .verify, maximumCredentialAttempts: Int = 2,
-        progress: (@Sendable (TransferProgress) -> Void)? = nil
+        credential: RemoteCredential? = nil, trust: TrustPolicy = .verify, maximumCredentialAttempts: Int = 2,
+        progress: (@Sendable (TransferStatistics) -> Void)? = nil
     ) {
         self.credential = credential
         self.trust = trust

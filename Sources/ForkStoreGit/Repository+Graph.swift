@@ -76,3 +76,26 @@ extension String {
         self + String(repeating: "0", count: max(0, length - utf8.count))
     }
 }
+
+extension Repository {
+    /// How many commits `local` has that `upstream` lacks, and the reverse.
+    package func aheadBehind(_ local: ObjectID, _ upstream: ObjectID) throws(GitError) -> (ahead: Int, behind: Int) {
+        var ahead = 0, behind = 0
+        var l = local.raw, u = upstream.raw
+        try check("git_graph_ahead_behind") { git_graph_ahead_behind(&ahead, &behind, pointer, &l, &u) }
+        return (ahead, behind)
+    }
+
+    /// Deletes a reference if it exists, whatever it points at.
+    package func removeReference(_ name: String) throws(GitError) {
+        var reference: OpaquePointer?
+        let result = git_reference_lookup(&reference, pointer, name)
+        if result == GIT_ENOTFOUND.rawValue {
+            git_error_clear()
+            return
+        }
+        guard result == 0 else { throw lastError(function: "git_reference_lookup", code: result) }
+        defer { git_reference_free(reference) }
+        try check("git_reference_delete") { git_reference_delete(reference) }
+    }
+}

@@ -113,7 +113,7 @@ extension Repository {
         callbacks.transfer_progress = { stats, payload in
             guard let stats, let payload else { return 0 }
             let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
-            state.options.progress?(TransferProgress(
+            state.options.progress?(TransferStatistics(
                 direction: .fetch, objects: Int(stats.pointee.received_objects),
                 totalObjects: Int(stats.pointee.total_objects), bytes: Int(stats.pointee.received_bytes)))
             return 0
@@ -121,7 +121,7 @@ extension Repository {
         callbacks.push_transfer_progress = { current, total, bytes, payload in
             guard let payload else { return 0 }
             let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
-            state.options.progress?(TransferProgress(
+            state.options.progress?(TransferStatistics(
                 direction: .push, objects: Int(current), totalObjects: Int(total), bytes: Int(bytes)))
             return 0
         }

@@ -29,19 +29,3 @@ func expectFsckClean(_ path: String, sourceLocation: SourceLocation = #_sourceLo
     let result = try git("--git-dir", path, "fsck", "--strict", "--no-dangling")
     #expect(result.status == 0, "git fsck: \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
 }
-
-extension Store where Value == Tally {
-    /// Adds one item in one commit.
-    @discardableResult
-    func add(_ item: String, to fork: Fork = .main) throws -> Commit {
-        try update(fork, message: "Add \(item)") { tally in
-            var next = tally ?? Tally()
-            next.items.insert(item)
-            tally = next
-        }
-    }
-
-    func items(_ fork: Fork = .main) throws -> Set<String> {
-        try value(in: fork)?.items ?? []
-    }
-}

@@ -32,3 +32,20 @@ public struct Tally: Resource, Mergeable, Equatable {
         try container.encode(items.sorted(), forKey: .items)
     }
 }
+
+extension Store where Value == Tally {
+    /// Adds one item in one commit.
+    @discardableResult
+    public func add(_ item: String, to fork: Fork = .main) throws -> Commit {
+        try update(fork, message: "Add \(item)") { tally in
+            var next = tally ?? Tally()
+            next.items.insert(item)
+            tally = next
+        }
+    }
+
+    /// The items on a fork (empty when it holds no value).
+    public func items(_ fork: Fork = .main) throws -> Set<String> {
+        try value(in: fork)?.items ?? []
+    }
+}

@@ -76,7 +76,7 @@ public struct Commit: Sendable, Hashable, Identifiable {
     init(_ object: CommitObject) {
         let (text, trailers) = CommitMessage.split(object.message)
         self.id = CommitID(object.id)
-        self.parents = object.parents.map(CommitID.init)
+        self.parents = object.parents.map { CommitID($0) }
         self.tree = object.tree
         self.date = Date(timeIntervalSince1970: TimeInterval(object.time))
         self.message = text
@@ -95,5 +95,15 @@ extension Commit {
     /// then the higher commit id. It depends only on the commits, so every replica agrees.
     func outranks(_ other: Commit) -> Bool {
         lamport != other.lamport ? lamport > other.lamport : other.id < id
+    }
+}
+
+extension CommitID {
+    /// The underlying object id, for the exchange module.
+    package var objectIDForExchange: ObjectID { objectID }
+
+    /// Wraps an object id, for the exchange module.
+    package init(objectID: ObjectID) {
+        self.init(objectID)
     }
 }

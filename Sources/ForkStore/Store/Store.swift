@@ -26,7 +26,7 @@ public final class Store<Value: Resource>: Sendable {
 
     let repository: SerializedRepository
     let writerLock: WriterLock
-    let changeHub = ChangeHub()
+    let changeHub = EventHub<StoreChange>()
     let signature: Signature
 
     private init(path: String, repository: Repository, options: StoreOptions) throws(StoreError) {
@@ -135,5 +135,37 @@ func git<Result>(
         return try body()
     } catch {
         throw StoreError(error, during: operation(), object: object)
+    }
+}
+
+extension Store {
+    /// Runs `body` with the repository, holding the store's lock and the cross-process writer
+    /// lock: for the exchange, which fetches into the same repository.
+    package func withExclusiveRepository<Result>(_ body: (Repository) throws -> Result) throws -> Result {
+        try repository.withRepository { repository in
+            try writerLock.withLock { try body(repository) }
+        }
+    }
+
+    /// Reads a commit inside the lock, for the exchange.
+    package static func readCommit(_ id: ObjectID, in repository: Repository) throws -> Commit {
+        try commit(id, in: repository)
+    }
+
+    /// Throws unless this build can read every commit reachable from `head` but not from
+    /// `base`, for the exchange's halt check.
+    package static func checkIncoming(_ head: ObjectID, notIn base: ObjectID?, in repository: Repository) throws {
+        guard let base else {
+            for id in try git("listing incoming commits", { () throws(GitError) in try repository.walk(from: head) }) {
+                try checkStamps(of: commit(id, in: repository))
+            }
+            return
+        }
+        try checkStamps(ofCommitsIn: head, notIn: base, repository: repository)
+    }
+
+    /// Publishes a change made by the exchange (it moves `cloud` directly).
+    package func publish(_ change: StoreChange) {
+        changeHub.publish(change)
     }
 }

@@ -1,12 +1,14 @@
 import Synchronization
 
-/// Fans each change out to every live subscriber of a store's change stream.
-final class ChangeHub: Sendable {
-    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<StoreChange>.Continuation])>(
-        (0, [:]))
+/// Fans each event out to every live subscriber: the store's change stream, the exchange's
+/// events.
+package final class EventHub<Event: Sendable>: Sendable {
+    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
 
-    func subscribe() -> AsyncStream<StoreChange> {
-        let (stream, continuation) = AsyncStream<StoreChange>.makeStream(bufferingPolicy: .bufferingNewest(1024))
+    package init() {}
+
+    package func subscribe() -> AsyncStream<Event> {
+        let (stream, continuation) = AsyncStream<Event>.makeStream(bufferingPolicy: .bufferingNewest(1024))
         let key = subscribers.withLock { state in
             let key = state.next
             state.next += 1
@@ -19,10 +21,10 @@ final class ChangeHub: Sendable {
         return stream
     }
 
-    func publish(_ change: StoreChange) {
+    package func publish(_ event: Event) {
         let continuations = subscribers.withLock { Array($0.continuations.values) }
         for continuation in continuations {
-            continuation.yield(change)
+            continuation.yield(event)
         }
     }
 

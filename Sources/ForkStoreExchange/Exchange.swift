@@ -1,0 +1,129 @@
+import Dispatch
+import ForkStore
+import ForkStoreGit
+import Foundation
+import Synchronization
+
+/// Keeps a store in sync with one git remote.
+///
+/// One sync: fetch the remote's `main` into the `cloud` fork; check the model version of every
+/// new commit, and **halt** if any is newer than the app knows (nothing merged, nothing
+/// pushed, local work goes on); merge `cloud` into `main`; push `main`; if the push loses a
+/// race, fetch, merge and push again, a bounded number of times with jittered backoff.
+///
+/// ```swift
+/// let exchange = Exchange(store: store, remote: try Remote("https://git.example.com/notes.git",
+///                                                    credentials: .userPassword(username: "me", password: token)))
+/// let report = try await exchange.sync()
+/// exchange.start(every: .seconds(60))      // and periodically, with backoff while offline
+/// exchange.syncAfterChanges()              // and after local changes to main (debounced)
+/// for await event in exchange.events() { … }
+/// ```
+///
+/// Syncs run one at a time on the exchange's own thread, so the blocking network work never
+/// occupies Swift's cooperative thread pool.
+public final class Exchange<Value: Resource>: Sendable {
+    public let store: Store<Value>
+    public let remote: Remote
+    public let options: ExchangeOptions
+
+    private let queue = DispatchQueue(label: "ForkStore.Exchange")
+    private let hub = EventHub<ExchangeEvent>()
+    private let state = Mutex(ExchangeStatus())
+    private let tasks = Mutex<[Task<Void, Never>]>([])
+
+    public init(store: Store<Value>, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
+        self.store = store
+        self.remote = remote
+        self.options = options
+    }
+
+    deinit {
+        for task in tasks.withLock({ $0 }) { task.cancel() }
+    }
+
+    /// The current state, ahead/behind counts, last error and last success.
+    public var status: ExchangeStatus { state.withLock { $0 } }
+
+    /// A stream of state changes, transfer progress, ahead/behind counts and sync results.
+    /// Each call returns a new stream.
+    public func events() -> AsyncStream<ExchangeEvent> { hub.subscribe() }
+
+    /// Runs one sync now (after any sync already running).
+    @discardableResult
+    public func sync() async throws(ExchangeError) -> SyncReport {
+        let result: Result<SyncReport, ExchangeError> = await withCheckedContinuation { continuation in
+            queue.async {
+                continuation.resume(returning: Result { () throws(ExchangeError) in try self.runCycle() })
+            }
+        }
+        return try result.get()
+    }
+
+    /// Syncs every `interval` until ``stop()``. While the remote is unreachable the delay
+    /// grows from ``ExchangeOptions/initialBackoff`` up to ``ExchangeOptions/maximumBackoff``.
+    /// Errors that retrying cannot fix (credentials, trust, a halt) stop the loop.
+    public func start(every interval: Duration) {
+        let task = Task { [weak self] in
+            var failures = 0
+            while !Task.isCancelled {
+                guard let self else { return }
+                let delay: Duration
+                do {
+                    try await self.sync()
+                    failures = 0
+                    delay = interval
+                } catch let error as ExchangeError where error.isTransient {
+                    failures += 1
+                    delay = min(self.options.backoff(attempt: failures), max(interval, self.options.maximumBackoff))
+                } catch {
+                    return
+                }
+                try? await Task.sleep(for: delay)
+            }
+        }
+        tasks.withLock { $0.append(task) }
+    }
+
+    /// Syncs after local changes to `main`, once they have been quiet for `quietPeriod`.
+    public func syncAfterChanges(quietPeriod: Duration = .seconds(2)) {
+        let changes = store.changes()
+        let task = Task { [weak self] in
+            var pending: Task<Void, Never>?
+            for await change in changes where change.fork == .main && change.mergedFrom != .cloud {
+                pending?.cancel()
+                pending = Task { [weak self] in
+                    try? await Task.sleep(for: quietPeriod)
+                    guard !Task.isCancelled, let self else { return }
+                    _ = try? await self.sync()
+                }
+                if self == nil { break }
+            }
+            pending?.cancel()
+        }
+        tasks.withLock { $0.append(task) }
+    }
+
+    /// Stops periodic and change-driven syncing. A sync in progress finishes.
+    public func stop() {
+        for task in tasks.withLock({ tasks in defer { tasks = [] }; return tasks }) { task.cancel() }
+    }
+
+    // MARK: State
+
+    func update(_ change: (inout ExchangeStatus) -> Void) {
+        let (before, after) = state.withLock { status in
+            let before = status
+            change(&status)
+            return (before, status)
+        }
+        if before.state != after.state { hub.publish(.state(after.state)) }
+        if (before.ahead, before.behind) != (after.ahead, after.behind) {
+            hub.publish(.aheadBehind(ahead: after.ahead, behind: after.behind))
+        }
+    }
+
+    func publish(_ event: ExchangeEvent) {
+        hub.publish(event)
+    }
+}

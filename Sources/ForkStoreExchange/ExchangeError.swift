@@ -1,0 +1,64 @@
+import ForkStore
+
+/// What can stop a sync. Messages name the remote without credentials and never contain a
+/// secret.
+public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The remote cannot be reached now (nothing listening, a missing path, a network
+    /// failure). Local work goes on; syncing retries with backoff.
+    case offline(remote: String, reason: String)
+    /// The remote refused the credentials. Not retried.
+    case authenticationFailed(remote: String, reason: String)
+    /// The server's certificate or host key was not trusted. Not retried.
+    case serverNotTrusted(remote: String, reason: String)
+    /// The remote answered but is not a git repository.
+    case notARepository(remote: String, reason: String)
+    /// The remote sent data that is damaged; nothing was merged.
+    case corruptData(remote: String, reason: String)
+    /// The remote holds data of a newer model version: sync halts until the app is updated.
+    case halted(found: Int, known: Int, commit: CommitID)
+    /// The push kept losing races with other writers.
+    case pushRejected(remote: String, attempts: Int, reason: String)
+    /// The app's validation refused the push.
+    case validationFailed(reason: String)
+    /// The URL is not usable.
+    case invalidRemote(url: String, reason: String)
+    /// The local store failed.
+    case store(StoreError)
+    /// Another transport failure.
+    case transport(remote: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .offline(let remote, let reason):
+            "The remote \(remote) is unreachable: \(reason). Local changes are kept and will be pushed by the next successful sync."
+        case .authenticationFailed(let remote, let reason):
+            "The remote \(remote) refused the credentials: \(reason). Check the user name and password, token or key."
+        case .serverNotTrusted(let remote, let reason):
+            "The server of \(remote) is not trusted: \(reason). Check its certificate or ssh host key."
+        case .notARepository(let remote, let reason):
+            "The remote \(remote) is not a git repository: \(reason)."
+        case .corruptData(let remote, let reason):
+            "The remote \(remote) sent damaged data: \(reason). Nothing was merged."
+        case .halted(let found, let known, let commit):
+            "Sync halted: the remote holds data of model version \(found) (commit \(commit.short)), but this app knows model version \(known). Update the app to sync again; local work goes on."
+        case .pushRejected(let remote, let attempts, let reason):
+            "The push to \(remote) was rejected \(attempts) times: \(reason)."
+        case .validationFailed(let reason):
+            "The app refused the push: \(reason)."
+        case .invalidRemote(let url, let reason):
+            "The remote '\(url)' cannot be used: \(reason)."
+        case .store(let error):
+            error.description
+        case .transport(let remote, let reason):
+            "Syncing with \(remote) failed: \(reason)."
+        }
+    }
+
+    /// Whether retrying later may succeed without anyone changing anything.
+    public var isTransient: Bool {
+        switch self {
+        case .offline, .pushRejected: true
+        default: false
+        }
+    }
+}

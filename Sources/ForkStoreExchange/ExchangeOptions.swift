@@ -1,0 +1,45 @@
+import ForkStore
+
+/// Retries, backoff and the app's hooks.
+public struct ExchangeOptions: Sendable {
+    /// Fetch-merge-push rounds to try when the push loses a race to another writer.
+    public var maximumPushAttempts: Int
+    /// The first delay after a failure; each further failure doubles it, up to `maximumBackoff`.
+    public var initialBackoff: Duration
+    public var maximumBackoff: Duration
+
+    /// Called before each push with the commits about to be pushed; throw to refuse.
+    public var validateBeforePush: (@Sendable ([Commit]) throws -> Void)?
+    /// Called for every error.
+    public var onError: (@Sendable (ExchangeError) -> Void)?
+    /// Called after every successful sync.
+    public var onFinished: (@Sendable (SyncReport) -> Void)?
+    /// Decides merge conflicts; nil uses the store's resolver.
+    public var conflictResolver: ConflictResolver?
+
+    public init(
+        maximumPushAttempts: Int = 5,
+        initialBackoff: Duration = .milliseconds(200),
+        maximumBackoff: Duration = .seconds(60),
+        validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
+        onError: (@Sendable (ExchangeError) -> Void)? = nil,
+        onFinished: (@Sendable (SyncReport) -> Void)? = nil,
+        conflictResolver: ConflictResolver? = nil
+    ) {
+        self.maximumPushAttempts = max(1, maximumPushAttempts)
+        self.initialBackoff = initialBackoff
+        self.maximumBackoff = maximumBackoff
+        self.validateBeforePush = validateBeforePush
+        self.onError = onError
+        self.onFinished = onFinished
+        self.conflictResolver = conflictResolver
+    }
+
+    /// The delay before retry number `attempt` (1-based): doubling, capped, with ±25% jitter
+    /// so replicas that failed together do not retry together.
+    func backoff(attempt: Int) -> Duration {
+        let base = initialBackoff * Int(1 << min(attempt - 1, 20))
+        let capped = min(base, maximumBackoff)
+        return capped * Double.random(in: 0.75...1.25)
+    }
+}

@@ -1,0 +1,61 @@
+import ForkStore
+import Foundation
+
+/// What the exchange is doing.
+public enum ExchangeState: Sendable, Equatable {
+    case idle
+    case syncing
+    /// The remote is unreachable; retrying with backoff.
+    case offline
+    /// Halted on data of an unknown model version; needs an app update.
+    case halted(found: Int, known: Int)
+    /// Stopped on an error that retrying will not fix (credentials, trust, a bad remote).
+    case failed
+}
+
+/// A snapshot of the exchange.
+public struct ExchangeStatus: Sendable, Equatable {
+    public var state: ExchangeState = .idle
+    /// Commits on `main` not yet on the remote, as of the last sync.
+    public var ahead = 0
+    /// Commits on the remote (`cloud`) not yet merged into `main`.
+    public var behind = 0
+    public var lastError: ExchangeError?
+    public var lastSuccess: Date?
+}
+
+/// What one sync did.
+public struct SyncReport: Sendable, Equatable {
+    /// Commits fetched that `main` did not have.
+    public var fetchedCommits = 0
+    /// What merging `cloud` into `main` did; nil when there was nothing to merge.
+    public var merge: MergeOutcome?
+    /// Commits pushed.
+    public var pushedCommits = 0
+    /// How many push attempts it took (more than one after losing races).
+    public var pushAttempts = 0
+    /// Conflicts the merge decided.
+    public var conflicts: [MergeConflict] {
+        if case .merged(_, let conflicts)? = merge { return conflicts }
+        return []
+    }
+}
+
+/// One event on ``Exchange/events()``.
+public enum ExchangeEvent: Sendable, Equatable {
+    case state(ExchangeState)
+    /// Objects and bytes moved so far by the current fetch or push.
+    case progress(TransferProgress)
+    case aheadBehind(ahead: Int, behind: Int)
+    case finished(SyncReport)
+    case error(ExchangeError)
+}
+
+/// Objects and bytes moved by a fetch or a push.
+public struct TransferProgress: Sendable, Equatable {
+    public enum Direction: Sendable, Equatable { case fetch, push }
+    public var direction: Direction
+    public var objects: Int
+    public var totalObjects: Int
+    public var bytes: Int
+}
