@@ -1,0 +1,88 @@
+import Foundation
+import ForkStoreTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A real `git daemon` on 127.0.0.1, serving the repositories in one folder over git://.
+/// Started and stopped by the test; stopping and starting again keeps the same port.
+final class GitDaemon: @unchecked Sendable {
+    // Mutable only from the test that owns it, one call at a time.
+    private var process: ChildProcess?
+    let basePath: String
+    let port: Int
+
+    init(basePath: String) throws {
+        self.basePath = basePath
+        self.port = try freePort()
+        try start()
+    }
+
+    deinit { stop() }
+
+    /// The git:// URL of a repository in the base folder.
+    func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
+
+    func start() throws {
+        let execPath = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        process = try ChildProcess(
+            execPath + "/git-daemon",
+            [
+                "--reuseaddr", "--export-all", "--enable=receive-pack", "--informative-errors",
+                "--base-path=\(basePath)", "--listen=127.0.0.1", "--port=\(port)",
+            ],
+            logPath: basePath + "/git-daemon.log")
+        try waitUntilListening()
+    }
+
+    func stop() {
+        process?.stop()
+        process = nil
+    }
+
+    private func waitUntilListening() throws {
+        let deadline = Date().addingTimeInterval(10)
+        while Date() < deadline {
+            if canConnect(port: port) { return }
+            usleep(20_000)
+        }
+        throw DaemonError.notListening(port)
+    }
+
+    enum DaemonError: Error { case notListening(Int) }
+}
+
+/// A TCP port on 127.0.0.1 that nothing listens on right now.
+func freePort() throws -> Int {
+    let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socketDescriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = 0
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(socketDescriptor, $0, length) }
+    }
+    guard bound == 0 else { throw POSIXError(.EADDRINUSE) }
+    _ = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(socketDescriptor, $0, &length) }
+    }
+    return Int(UInt16(bigEndian: address.sin_port))
+}
+
+/// Whether something accepts TCP connections on 127.0.0.1:port.
+func canConnect(port: Int) -> Bool {
+    let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(socketDescriptor) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    address.sin_port = UInt16(port).bigEndian
+    address.sin_addr.s_addr = inet_addr("127.0.0.1")
+    let result = withUnsafeMutablePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+            connect(socketDescriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        }
+    }
+    return result == 0
+}

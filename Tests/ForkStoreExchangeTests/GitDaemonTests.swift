@@ -1,0 +1,58 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("Exchange over git:// with a real git daemon")
+struct GitDaemonTests {
+    @Test func replicasConvergeThroughTheDaemon() async throws {
+        let lab = try SyncLab()
+        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let (one, oneSync) = try lab.replica("one", url: daemon.url("remote.git"))
+        let (two, twoSync) = try lab.replica("two", url: daemon.url("remote.git"))
+        try one.add("one")
+        try two.add("two")
+        try await oneSync.sync()
+        try await twoSync.sync()
+        try await oneSync.sync()
+        #expect(try one.items() == ["one", "two"])
+        #expect(try two.items() == ["one", "two"])
+        #expect(try lab.remoteItems() == ["one", "two"])
+    }
+
+    @Test func aDaemonStoppedMidRunIsOfflineThenCatchesUp() async throws {
+        let lab = try SyncLab()
+        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let (store, exchange) = try lab.replica("one", url: daemon.url("remote.git"))
+        try store.add("before")
+        try await exchange.sync()
+        daemon.stop()
+        try store.add("during-outage")
+        await #expect {
+            try await exchange.sync()
+        } throws: { error in
+            guard case ExchangeError.offline = error else { return false }
+            return true
+        }
+        #expect(exchange.status.state == .offline)
+        try daemon.start()
+        try await exchange.sync()
+        #expect(exchange.status.state == .idle)
+        #expect(try lab.remoteItems() == ["before", "during-outage"])
+    }
+
+    @Test func aRepositoryTheDaemonDoesNotServeIsAnError() async throws {
+        let lab = try SyncLab()
+        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let (store, exchange) = try lab.replica("one", url: daemon.url("nothing-here.git"))
+        try store.add("kept")
+        await #expect {
+            try await exchange.sync()
+        } throws: { error in
+            guard case ExchangeError.notARepository = error else { return false }
+            return true
+        }
+        #expect(try store.items() == ["kept"])
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A long-running child process (a test server), started with `posix_spawn` and stopped with
+/// a signal and `waitpid`, so it can be stopped from any thread. (Foundation's `Process` can
+/// hang in `waitUntilExit` when called from a thread other than the one that started it.)
+public final class ChildProcess: @unchecked Sendable {
+    // Written once at start; `stop` is idempotent and guarded by the lock.
+    private var pid: pid_t = 0
+    private let lock = NSLock()
+    public let logPath: String
+
+    /// Starts `executable` with `arguments`; standard output and error go to `logPath`.
+    public init(_ executable: String, _ arguments: [String], logPath: String) throws {
+        self.logPath = logPath
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, logPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, executable, &actions, nil, argv, environ)
+        guard result == 0 else { throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EINVAL) }
+        pid = child
+    }
+
+    deinit { stop() }
+
+    /// Whether the process is still running.
+    public var isRunning: Bool {
+        lock.withLock { pid != 0 && kill(pid, 0) == 0 }
+    }
+
+    /// Sends SIGTERM (then SIGKILL after a grace period) and reaps the process.
+    public func stop() {
+        lock.withLock {
+            guard pid != 0 else { return }
+            kill(pid, SIGTERM)
+            var status: Int32 = 0
+            for _ in 0..<200 {
+                if waitpid(pid, &status, WNOHANG) == pid {
+                    pid = 0
+                    return
+                }
+                usleep(10_000)
+            }
+            kill(pid, SIGKILL)
+            waitpid(pid, &status, 0)
+            pid = 0
+        }
+    }
+
+    /// What the process has written so far.
+    public var log: String {
+        (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+    }
+}
