@@ -51,6 +51,7 @@ let package = Package(
             dependencies: [
                 "ForkStore",
                 "ForkStoreMerge",
+                "ForkStoreExchange",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/forknotes"

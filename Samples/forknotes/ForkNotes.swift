@@ -2,7 +2,7 @@ import ArgumentParser
 import ForkStore
 
 @main
-struct ForkNotes: ParsableCommand {
+struct ForkNotes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forknotes",
         abstract: "A small notes app on ForkStore: notes versioned in git, with forks and merges.",
@@ -13,11 +13,12 @@ struct ForkNotes: ParsableCommand {
               forknotes fork create --store notes phone
               forknotes merge --store notes --from phone
 
-            Exit codes: 0 success, 1 error (the message says what failed and what to do), 64 bad usage.
+            \(ExitCodes.summary)
             """,
         subcommands: [
             InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self,
-            ForkCommand.self, MergeCommand.self, LogCommand.self, DemoCommand.self,
+            ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
+            DemoCommand.self,
         ]
     )
 }

@@ -138,7 +138,7 @@ struct ForkNotesCLITests {
 
     @Test func helpShowsExamples() throws {
         let cli = ForkNotes()
-        for command in ["init", "add", "edit", "rm", "list", "merge", "log", "demo"] {
+        for command in ["init", "add", "edit", "rm", "list", "merge", "log", "sync", "status", "demo"] {
             let help = try cli(command, "--help")
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")

@@ -66,3 +66,15 @@ extension Store {
         changeHub.publish(StoreChange(fork: fork, commit: head.id, kind: .forkDeleted))
     }
 }
+
+extension Store {
+    /// How many commits `fork` has that `other` lacks (`ahead`), and the reverse (`behind`).
+    public func divergence(of fork: Fork, from other: Fork) throws -> (ahead: Int, behind: Int) {
+        try repository.withRepository { repository in
+            let mine = try Self.head(of: fork, in: repository), theirs = try Self.head(of: other, in: repository)
+            return try git("comparing '\(fork)' with '\(other)'") { () throws(GitError) in
+                try repository.aheadBehind(mine.id.objectID, theirs.id.objectID)
+            }
+        }
+    }
+}

@@ -1,0 +1,92 @@
+import ArgumentParser
+import ForkStore
+import ForkStoreExchange
+import Foundation
+
+struct SyncCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "sync",
+        abstract: "Sync the notes with the remote: fetch, merge, push.",
+        discussion: """
+            Example: forknotes sync --store notes --remote git://127.0.0.1/notes.git
+            The remote is the one given to 'init --remote' unless --remote overrides it.
+            Credentials come from the environment: FORKNOTES_USERNAME with FORKNOTES_PASSWORD
+            (a password or token), or FORKNOTES_SSH_KEY (a private key file). FORKNOTES_HOST_KEY
+            pins an ssh host key (SHA256:...); FORKNOTES_INSECURE=1 trusts any server (tests only).
+            \(ExitCodes.summary)
+            """)
+
+    @OptionGroup var location: StoreLocation
+    @Option(help: ArgumentHelp("The remote's URL or path (overrides the recorded one).", valueName: "url"))
+    var remote: String?
+
+    func run() async throws {
+        let store = try location.open()
+        var settings = SyncSettings.load(for: location.path)
+        guard let url = remote ?? settings.remote else {
+            throw ValidationError("No remote: pass --remote URL, or record one with 'forknotes init --remote URL'.")
+        }
+        let exchange = Exchange(
+            store: store,
+            remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust))
+        let progress = ProgressLine()
+        let events = exchange.events()
+        let watcher = Task {
+            for await event in events {
+                if case .progress(let transfer) = event { progress.show(transfer) }
+            }
+        }
+        defer { watcher.cancel() }
+        do {
+            let report = try await exchange.sync()
+            progress.finish()
+            settings.lastState = "idle"
+            settings.lastError = nil
+            settings.lastSuccess = Date()
+            try? settings.save(for: location.path)
+            print("Synced with \(exchange.remote): fetched \(report.fetchedCommits), pushed \(report.pushedCommits) commit(s).")
+            for conflict in report.conflicts {
+                print("  conflict at \(conflict.description)")
+            }
+        } catch {
+            progress.finish()
+            settings.lastError = error.description
+            settings.lastState = Self.name(of: exchange.status.state)
+            try? settings.save(for: location.path)
+            FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+            switch error {
+            case .offline: throw ExitCodes.offline
+            case .halted: throw ExitCodes.halted
+            default: throw ExitCode.failure
+            }
+        }
+    }
+
+    static func name(of state: ExchangeState) -> String {
+        switch state {
+        case .idle: "idle"
+        case .syncing: "syncing"
+        case .offline: "offline"
+        case .halted(let found, let known): "halted (remote model version \(found), this build knows \(known))"
+        case .failed: "failed"
+        }
+    }
+}
+
+/// A one-line transfer display on standard error, only when it is a terminal.
+final class ProgressLine: Sendable {
+    private let enabled = isatty(STDERR_FILENO) == 1
+
+    func show(_ progress: TransferProgress) {
+        guard enabled else { return }
+        let verb = progress.direction == .fetch ? "Fetching" : "Pushing"
+        let total = progress.totalObjects > 0 ? "/\(progress.totalObjects)" : ""
+        let kilobytes = String(format: "%.1f", Double(progress.bytes) / 1024)
+        FileHandle.standardError.write(Data("\r\(verb): \(progress.objects)\(total) objects, \(kilobytes) KB\u{1B}[K".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,54 @@
+import ForkStore
+import ForkStoreExchange
+import Foundation
+
+/// What `forknotes` remembers about syncing, in `forknotes-sync.json` inside the store's
+/// folder: the remote's URL (never credentials) and the last sync's outcome.
+struct SyncSettings: Codable {
+    var remote: String?
+    var lastError: String?
+    var lastState: String?
+    var lastSuccess: Date?
+
+    static func path(for store: String) -> String {
+        (store as NSString).appendingPathComponent("forknotes-sync.json")
+    }
+
+    static func load(for store: String) -> SyncSettings {
+        guard let data = FileManager.default.contents(atPath: path(for: store)) else { return SyncSettings() }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return (try? decoder.decode(SyncSettings.self, from: data)) ?? SyncSettings()
+    }
+
+    func save(for store: String) throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        encoder.dateEncodingStrategy = .iso8601
+        try encoder.encode(self).write(to: URL(fileURLWithPath: Self.path(for: store)), options: .atomic)
+    }
+}
+
+/// Credentials and trust from the environment, so no secret is typed on a command line or
+/// stored on disk.
+enum SyncEnvironment {
+    static var credentials: Credentials? {
+        let environment = ProcessInfo.processInfo.environment
+        if let key = environment["FORKNOTES_SSH_KEY"] {
+            return .sshKey(
+                username: environment["FORKNOTES_USERNAME"] ?? "git", privateKey: key,
+                passphrase: environment["FORKNOTES_SSH_PASSPHRASE"])
+        }
+        if let password = environment["FORKNOTES_PASSWORD"] {
+            return .userPassword(username: environment["FORKNOTES_USERNAME"] ?? "git", password: password)
+        }
+        return nil
+    }
+
+    static var trust: ServerTrust {
+        let environment = ProcessInfo.processInfo.environment
+        if let fingerprint = environment["FORKNOTES_HOST_KEY"] { return .pinnedHostKey(fingerprint: fingerprint) }
+        if environment["FORKNOTES_INSECURE"] == "1" { return .acceptAnyServer }
+        return .verify
+    }
+}
