@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
-# Installs what ForkStore needs to build and test, if it is missing: libgit2 (with
-# pkg-config) and git. Safe to run again; it does nothing when everything is there.
+# Installs what ForkStore needs to build, if it is missing: libgit2 (with pkg-config) and
+# git. With --test-servers, also the servers the tests start on 127.0.0.1: lighttpd (for
+# git http-backend), sshd and openssl. Safe to run again; it does nothing when all is there.
 set -euo pipefail
 
 need=()
 command -v git >/dev/null 2>&1 || need+=(git)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libgit2 2>/dev/null || need+=(libgit2-dev)
+if [ "${1:-}" = "--test-servers" ]; then
+  [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
+  [ -x /usr/sbin/sshd ] || need+=(openssh-server)
+  command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
+  command -v openssl >/dev/null 2>&1 || need+=(openssl)
+fi
 
 if [ ${#need[@]} -eq 0 ]; then
   exit 0
@@ -20,6 +27,7 @@ if command -v apt-get >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 elif command -v brew >/dev/null 2>&1; then
   brew install libgit2 pkg-config git
+  [ "${1:-}" = "--test-servers" ] && brew install lighttpd
 else
   echo "Please install libgit2 (with its pkg-config file) and git, then run this again." >&2
   exit 1

@@ -80,7 +80,8 @@ struct LocalRemoteTests {
         #expect(exchange.status.lastError != nil)
         try store.add("still-writing")
         // The remote appears: the next sync pushes everything committed meanwhile.
-        try git("init", "--bare", "-q", "-b", "main", lab.remotePath)
+        try git("init", "--bare", "-q", "-b", "main", lab.folder.child("staging.git"))
+        try FileManager.default.moveItem(atPath: lab.folder.child("staging.git"), toPath: lab.remotePath)
         try await exchange.sync()
         #expect(exchange.status.state == .idle)
         #expect(try lab.remoteItems() == ["while-offline", "still-writing"])

@@ -1,0 +1,119 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("Exchange over smart HTTP (lighttpd + git http-backend) and ssh (sshd)")
+struct HTTPAndSSHTests {
+    @Test func replicasConvergeOverAnonymousHTTP() async throws {
+        let lab = try SyncLab()
+        try git("--git-dir", lab.remotePath, "config", "http.receivepack", "true")
+        let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
+        let (one, oneSync) = try lab.replica("one", url: server.url("remote.git"))
+        let (two, twoSync) = try lab.replica("two", url: server.url("remote.git"))
+        try one.add("one")
+        try two.add("two")
+        try await oneSync.sync()
+        try await twoSync.sync()
+        try await oneSync.sync()
+        #expect(try one.items() == ["one", "two"])
+        #expect(try lab.remoteItems() == ["one", "two"])
+    }
+
+    @Test func basicAuthenticationWithTheRightAndTheWrongPassword() async throws {
+        let lab = try SyncLab()
+        let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
+        let store = try Store<Tally>.create(at: lab.folder.child("one"))
+        try store.add("private")
+        let good = Exchange(store: store, remote: try Remote(
+            server.url("remote.git", authenticated: true),
+            credentials: .userPassword(username: SmartHTTPServer.username, password: SmartHTTPServer.password)))
+        try await good.sync()
+        #expect(try lab.remoteItems() == ["private"])
+
+        let wrong = "not-the-password-7731"
+        let bad = Exchange(store: store, remote: try Remote(
+            server.url("remote.git", authenticated: true),
+            credentials: .userPassword(username: SmartHTTPServer.username, password: wrong)))
+        try store.add("more")
+        await #expect {
+            try await bad.sync()
+        } throws: { error in
+            guard case ExchangeError.authenticationFailed = error else { return false }
+            return !error.localizedDescription.contains(wrong) && !String(describing: error).contains(wrong)
+        }
+        #expect(bad.status.state == .failed)
+        // No credentials at all: also an authentication failure, not a hang.
+        let anonymous = Exchange(store: store, remote: try Remote(server.url("remote.git", authenticated: true)))
+        await #expect(throws: ExchangeError.self) { try await anonymous.sync() }
+        // Nothing of the credentials reached the store's config.
+        let config = try String(contentsOfFile: store.path + "/config", encoding: .utf8)
+        #expect(!config.contains(SmartHTTPServer.password) && !config.contains(wrong))
+    }
+
+    @Test func aMissingRepositoryOverHTTPIsNotARepository() async throws {
+        let lab = try SyncLab()
+        let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
+        let (_, exchange) = try lab.replica("one", url: server.url("missing.git"))
+        await #expect {
+            try await exchange.sync()
+        } throws: { error in
+            guard case ExchangeError.notARepository = error else { return false }
+            return true
+        }
+    }
+
+    @Test func replicasConvergeOverSSHWithAPinnedHostKey() async throws {
+        let lab = try SyncLab()
+        let server = try SSHServer(folder: lab.folder.child("ssh-\(UUID().uuidString.prefix(4))").creatingFolder())
+        let credentials = Credentials.sshKey(username: server.user, privateKey: server.clientKey, publicKey: server.clientKey + ".pub")
+        let remote = try Remote(server.url(lab.remotePath), credentials: credentials, trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint))
+        let one = try Store<Tally>.create(at: lab.folder.child("one"))
+        let two = try Store<Tally>.create(at: lab.folder.child("two"))
+        let oneSync = Exchange(store: one, remote: remote), twoSync = Exchange(store: two, remote: remote)
+        try one.add("one")
+        try two.add("two")
+        try await oneSync.sync()
+        try await twoSync.sync()
+        try await oneSync.sync()
+        #expect(try one.items() == ["one", "two"])
+        #expect(try two.items() == ["one", "two"])
+    }
+
+    @Test func sshRejectsAnUnknownHostKeyAndAnUnauthorizedKey() async throws {
+        let lab = try SyncLab()
+        let server = try SSHServer(folder: lab.folder.child("ssh-\(UUID().uuidString.prefix(4))").creatingFolder())
+        let store = try Store<Tally>.create(at: lab.folder.child("one"))
+        try store.add("x")
+        let key = Credentials.sshKey(username: server.user, privateKey: server.clientKey, publicKey: server.clientKey + ".pub")
+        let wrongPin = Exchange(store: store, remote: try Remote(
+            server.url(lab.remotePath), credentials: key,
+            trust: .pinnedHostKey(fingerprint: "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")))
+        await #expect {
+            try await wrongPin.sync()
+        } throws: { error in
+            guard case ExchangeError.serverNotTrusted = error else { return false }
+            return true
+        }
+        let unauthorized = Exchange(store: store, remote: try Remote(
+            server.url(lab.remotePath),
+            credentials: .sshKey(username: server.user, privateKey: server.otherKey, publicKey: server.otherKey + ".pub"),
+            trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint)))
+        await #expect {
+            try await unauthorized.sync()
+        } throws: { error in
+            guard case ExchangeError.authenticationFailed = error else { return false }
+            return true
+        }
+        #expect(try lab.remoteItems().isEmpty)
+    }
+}
+
+extension String {
+    /// Creates the folder at this path and returns the path.
+    func creatingFolder() throws -> String {
+        try FileManager.default.createDirectory(atPath: self, withIntermediateDirectories: true)
+        return self
+    }
+}
