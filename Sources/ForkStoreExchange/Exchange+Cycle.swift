@@ -270,13 +270,16 @@ extension Exchange {
         if notRepository.contains(where: lower.contains) {
             return .notARepository(remote: url, reason: reason)
         }
+        let corrupt = [
+            "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack",
+            "missing object", "index-pack", "unpack-objects", "pack-objects died", "did not receive expected object",
+        ]
+        if corrupt.contains(where: lower.contains) {
+            return .corruptData(remote: url, reason: reason)
+        }
         let unreachable = ["failed to connect", "connection refused", "could not resolve", "timed out", "timeout", "network is unreachable", "failed to resolve address", "early eof", "connection reset", "broken pipe", "unexpected eof", "failed to send request", "failed to start ssh session", "ssh session", "error sending data"]
         if unreachable.contains(where: lower.contains) {
             return .offline(remote: url, reason: reason)
-        }
-        let corrupt = ["pack", "index", "zlib", "inflate", "checksum", "corrupt", "object", "delta"]
-        if corrupt.contains(where: lower.contains) {
-            return .corruptData(remote: url, reason: reason)
         }
         return .transport(remote: url, reason: reason)
     }

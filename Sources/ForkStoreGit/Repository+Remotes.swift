@@ -10,9 +10,39 @@ private final class CallbackState {
     let options: RemoteOptions
     var credentialAttempts = 0
     var rejections: [String: String] = [:]
+    /// What the server printed on the sideband (`remote: …` lines), kept to explain failures.
+    var remoteMessages = ""
 
     init(options: RemoteOptions) {
         self.options = options
+    }
+}
+
+extension String {
+    fileprivate func trimmingWhitespace() -> String {
+        var slice = Substring(self)
+        while slice.first?.isWhitespace == true { slice.removeFirst() }
+        while slice.last?.isWhitespace == true { slice.removeLast() }
+        return String(slice)
+    }
+}
+
+extension CallbackState {
+    /// Runs a transfer, adding what the server said on the sideband to any failure, since
+    /// libgit2's own message ("early EOF") often hides the server's reason.
+    func explainingFailures(_ body: () throws(GitError) -> Void) throws(GitError) {
+        do {
+            try body()
+        } catch {
+            let said = remoteMessages
+                .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
+                .map { String($0).trimmingWhitespace() }
+                .filter { !$0.isEmpty && !$0.hasPrefix("Counting") && !$0.hasPrefix("Compressing") && !$0.hasPrefix("Enumerating") && !$0.hasPrefix("Total") }
+            guard !said.isEmpty else { throw error }
+            throw GitError(
+                function: error.function, rawCode: error.rawCode, errorClass: error.errorClass,
+                message: error.message + "; the remote said: " + said.suffix(3).joined(separator: " / "))
+        }
     }
 }
 
@@ -33,8 +63,10 @@ extension Repository {
             fetchOptions.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
             Self.install(&fetchOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
-            try withStringArray(refspecs) { (array) throws(GitError) in
-                try check("git_remote_fetch") { git_remote_fetch(remote, &array, &fetchOptions, "forkstore: fetch") }
+            try state.explainingFailures { () throws(GitError) in
+                try withStringArray(refspecs) { (array) throws(GitError) in
+                    try check("git_remote_fetch") { git_remote_fetch(remote, &array, &fetchOptions, "forkstore: fetch") }
+                }
             }
         }
     }
@@ -48,8 +80,10 @@ extension Repository {
             try check("git_push_options_init") { git_push_options_init(&pushOptions, UInt32(GIT_PUSH_OPTIONS_VERSION)) }
             Self.install(&pushOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
-            try withStringArray(refspecs) { (array) throws(GitError) in
-                try check("git_remote_push") { git_remote_push(remote, &array, &pushOptions) }
+            try state.explainingFailures { () throws(GitError) in
+                try withStringArray(refspecs) { (array) throws(GitError) in
+                    try check("git_remote_push") { git_remote_push(remote, &array, &pushOptions) }
+                }
             }
         }
         return PushResult(rejected: state.rejections)
@@ -109,6 +143,14 @@ extension Repository {
                 git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "the server's host key does not match the pinned key")
                 return GIT_ECERTIFICATE.rawValue
             }
+        }
+        callbacks.sideband_progress = { text, length, payload in
+            guard let text, let payload, length > 0 else { return 0 }
+            let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
+            guard state.remoteMessages.utf8.count < 4096 else { return 0 }
+            let bytes = UnsafeRawBufferPointer(start: text, count: Int(length))
+            state.remoteMessages += String(decoding: bytes, as: UTF8.self)
+            return 0
         }
         callbacks.transfer_progress = { stats, payload in
             guard let stats, let payload else { return 0 }

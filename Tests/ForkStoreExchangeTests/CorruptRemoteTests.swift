@@ -1,0 +1,39 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("A remote that sends damaged data")
+struct CorruptRemoteTests {
+    @Test func aCorruptObjectOnTheRemoteIsAnErrorAndTheStoreStaysAsItWas() async throws {
+        let lab = try SyncLab()
+        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let (writer, writerSync) = try lab.replica("writer", url: daemon.url("remote.git"))
+        try writer.add("shared")
+        try await writerSync.sync()
+        try writer.add("damaged-soon")
+        try await writerSync.sync()
+        // Damage the newest blob on the remote: same name, garbage content.
+        let blob = try git("--git-dir", lab.remotePath, "rev-parse", "main:value.json").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        let objectPath = lab.remotePath + "/objects/" + blob.prefix(2) + "/" + blob.dropFirst(2)
+        try FileManager.default.removeItem(atPath: objectPath)
+        try Data("this is not a zlib stream".utf8).write(to: URL(fileURLWithPath: objectPath))
+
+        let (reader, readerSync) = try lab.replica("reader", url: daemon.url("remote.git"))
+        try reader.add("local")
+        let mainBefore = try reader.head()
+        await #expect {
+            try await readerSync.sync()
+        } throws: { error in
+            guard case ExchangeError.corruptData(_, let reason) = error else { return false }
+            return reason.contains("corrupt")
+        }
+        #expect(readerSync.status.state == .failed)
+        #expect(try reader.head() == mainBefore)
+        #expect(try reader.items() == ["local"])
+        let fsck = try git("--git-dir", reader.path, "fsck")
+        #expect(fsck.status == 0, "\(fsck.stdout)\(fsck.stderr)")
+    }
+}
