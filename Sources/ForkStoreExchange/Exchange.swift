@@ -23,8 +23,11 @@ import Synchronization
 /// Syncs run one at a time on the exchange's own thread, so the blocking network work never
 /// occupies Swift's cooperative thread pool.
 public final class Exchange<Value: Resource>: Sendable {
+    /// The store kept in sync.
     public let store: Store<Value>
+    /// The remote it syncs with.
     public let remote: Remote
+    /// Retries, backoff and hooks.
     public let options: ExchangeOptions
 
     private let queue = DispatchQueue(label: "ForkStore.Exchange")
@@ -32,6 +35,8 @@ public final class Exchange<Value: Resource>: Sendable {
     private let state = Mutex(ExchangeStatus())
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
+    /// Makes an exchange; nothing happens until ``sync()``, ``start(every:)`` or
+    /// ``syncAfterChanges(quietPeriod:)``. Use one exchange per store.
     public init(store: Store<Value>, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
         self.store = store
         self.remote = remote

@@ -6,6 +6,7 @@ public struct ExchangeOptions: Sendable {
     public var maximumPushAttempts: Int
     /// The first delay after a failure; each further failure doubles it, up to `maximumBackoff`.
     public var initialBackoff: Duration
+    /// The longest delay between retries.
     public var maximumBackoff: Duration
 
     /// Called before each push with the commits about to be pushed; throw to refuse.
@@ -17,6 +18,7 @@ public struct ExchangeOptions: Sendable {
     /// Decides merge conflicts; nil uses the store's resolver.
     public var conflictResolver: ConflictResolver?
 
+    /// Options with the defaults: 5 push attempts, backoff from 200 ms up to 60 s, no hooks.
     public init(
         maximumPushAttempts: Int = 5,
         initialBackoff: Duration = .milliseconds(200),

@@ -3,7 +3,9 @@ import Foundation
 
 /// What the exchange is doing.
 public enum ExchangeState: Sendable, Equatable {
+    /// Not syncing; the last sync succeeded (or none ran yet).
     case idle
+    /// A sync is running.
     case syncing
     /// The remote is unreachable; retrying with backoff.
     case offline
@@ -15,12 +17,15 @@ public enum ExchangeState: Sendable, Equatable {
 
 /// A snapshot of the exchange.
 public struct ExchangeStatus: Sendable, Equatable {
+    /// What the exchange is doing.
     public var state: ExchangeState = .idle
     /// Commits on `main` not yet on the remote, as of the last sync.
     public var ahead = 0
     /// Commits on the remote (`cloud`) not yet merged into `main`.
     public var behind = 0
+    /// The error of the last sync, if it failed.
     public var lastError: ExchangeError?
+    /// When a sync last succeeded.
     public var lastSuccess: Date?
 }
 
@@ -43,19 +48,33 @@ public struct SyncReport: Sendable, Equatable {
 
 /// One event on ``Exchange/events()``.
 public enum ExchangeEvent: Sendable, Equatable {
+    /// The state changed.
     case state(ExchangeState)
     /// Objects and bytes moved so far by the current fetch or push.
     case progress(TransferProgress)
+    /// The ahead/behind counts changed.
     case aheadBehind(ahead: Int, behind: Int)
+    /// A sync succeeded.
     case finished(SyncReport)
+    /// A sync failed.
     case error(ExchangeError)
 }
 
 /// Objects and bytes moved by a fetch or a push.
 public struct TransferProgress: Sendable, Equatable {
-    public enum Direction: Sendable, Equatable { case fetch, push }
+    /// Whether objects are coming in or going out.
+    public enum Direction: Sendable, Equatable {
+        /// Receiving from the remote.
+        case fetch
+        /// Sending to the remote.
+        case push
+    }
+    /// Fetch or push.
     public var direction: Direction
+    /// Objects moved so far.
     public var objects: Int
+    /// Objects to move in all (0 while unknown).
     public var totalObjects: Int
+    /// Bytes moved so far.
     public var bytes: Int
 }

@@ -5,7 +5,9 @@ import Foundation
 public struct Remote: Sendable, CustomStringConvertible {
     /// The remote's URL, never carrying a password.
     public let url: String
+    /// How to sign in; nil for none.
     public var credentials: Credentials?
+    /// How to trust the server's certificate or host key.
     public var trust: ServerTrust
 
     /// Makes a remote, refusing URLs that embed a password or token (pass ``Credentials``
@@ -28,9 +30,19 @@ public struct Remote: Sendable, CustomStringConvertible {
 
     /// The kind of transport the URL selects.
     public enum Transport: Sendable, Equatable {
-        case local, git, http, https, ssh
+        /// A folder on this machine (a path or `file://`).
+        case local
+        /// `git://`, served by `git daemon`.
+        case git
+        /// Smart HTTP.
+        case http
+        /// Smart HTTP over TLS.
+        case https
+        /// `ssh://` or scp-style `user@host:path`.
+        case ssh
     }
 
+    /// The transport the URL selects.
     public var transport: Transport {
         let lower = url.lowercased()
         if lower.hasPrefix("git://") { return .git }
