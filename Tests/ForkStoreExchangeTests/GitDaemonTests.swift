@@ -9,16 +9,7 @@ struct GitDaemonTests {
     @Test func replicasConvergeThroughTheDaemon() async throws {
         let lab = try SyncLab()
         let daemon = try GitDaemon(basePath: lab.folder.path)
-        let (one, oneSync) = try lab.replica("one", url: daemon.url("remote.git"))
-        let (two, twoSync) = try lab.replica("two", url: daemon.url("remote.git"))
-        try one.add("one")
-        try two.add("two")
-        try await oneSync.sync()
-        try await twoSync.sync()
-        try await oneSync.sync()
-        #expect(try one.items() == ["one", "two"])
-        #expect(try two.items() == ["one", "two"])
-        #expect(try lab.remoteItems() == ["one", "two"])
+        try await lab.expectTwoReplicasConverge(through: Remote(daemon.url("remote.git")))
     }
 
     @Test func aDaemonStoppedMidRunIsOfflineThenCatchesUp() async throws {

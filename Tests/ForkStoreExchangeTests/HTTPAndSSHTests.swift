@@ -10,15 +10,7 @@ struct HTTPAndSSHTests {
         let lab = try SyncLab()
         try git("--git-dir", lab.remotePath, "config", "http.receivepack", "true")
         let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
-        let (one, oneSync) = try lab.replica("one", url: server.url("remote.git"))
-        let (two, twoSync) = try lab.replica("two", url: server.url("remote.git"))
-        try one.add("one")
-        try two.add("two")
-        try await oneSync.sync()
-        try await twoSync.sync()
-        try await oneSync.sync()
-        #expect(try one.items() == ["one", "two"])
-        #expect(try lab.remoteItems() == ["one", "two"])
+        try await lab.expectTwoReplicasConverge(through: Remote(server.url("remote.git")))
     }
 
     @Test func basicAuthenticationWithTheRightAndTheWrongPassword() async throws {
@@ -69,16 +61,7 @@ struct HTTPAndSSHTests {
         let server = try SSHServer(folder: lab.folder.child("ssh-\(UUID().uuidString.prefix(4))").creatingFolder())
         let credentials = Credentials.sshKey(username: server.user, privateKey: server.clientKey, publicKey: server.clientKey + ".pub")
         let remote = try Remote(server.url(lab.remotePath), credentials: credentials, trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint))
-        let one = try Store<Tally>.create(at: lab.folder.child("one"))
-        let two = try Store<Tally>.create(at: lab.folder.child("two"))
-        let oneSync = Exchange(store: one, remote: remote), twoSync = Exchange(store: two, remote: remote)
-        try one.add("one")
-        try two.add("two")
-        try await oneSync.sync()
-        try await twoSync.sync()
-        try await oneSync.sync()
-        #expect(try one.items() == ["one", "two"])
-        #expect(try two.items() == ["one", "two"])
+        try await lab.expectTwoReplicasConverge(through: remote)
     }
 
     @Test func sshRejectsAnUnknownHostKeyAndAnUnauthorizedKey() async throws {

@@ -28,8 +28,27 @@ final class SyncLab: Sendable {
     }
 
     func replica(_ name: String, url: String? = nil, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange<Tally>) {
+        try replica(name, remote: Remote(url ?? remotePath), options: options)
+    }
+
+    func replica(_ name: String, remote: Remote, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange<Tally>) {
         let store = try Store<Tally>.create(at: folder.child(name))
-        return (store, Exchange(store: store, remote: try Remote(url ?? remotePath), options: options))
+        return (store, Exchange(store: store, remote: remote, options: options))
+    }
+
+    /// Two replicas of `remote` each add an item and sync in turn; both, and the remote, must
+    /// end with both items.
+    func expectTwoReplicasConverge(through remote: Remote, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        let (one, oneSync) = try replica("one", remote: remote)
+        let (two, twoSync) = try replica("two", remote: remote)
+        try one.add("one")
+        try two.add("two")
+        try await oneSync.sync()
+        try await twoSync.sync()
+        try await oneSync.sync()
+        #expect(try one.items() == ["one", "two"], sourceLocation: sourceLocation)
+        #expect(try two.items() == ["one", "two"], sourceLocation: sourceLocation)
+        #expect(try remoteItems() == ["one", "two"], sourceLocation: sourceLocation)
     }
 
     /// The items on the remote's main, read with the git CLI.
