@@ -45,12 +45,20 @@ extension Exchange {
         try checkLocalRemote()
         let repository = try openRepository()
         var report = SyncReport()
+        // A push the server refused, and the remote head we had then: if the remote has not
+        // moved since, the refusal was not a lost race but a real one (a hook, a protection).
+        var refusal: (reason: String, remoteHead: ObjectID?)?
         for attempt in 1...options.maximumPushAttempts {
             report.pushAttempts = attempt
-            if let incoming = try fetch(into: repository) {
+            let fetched = try fetch(into: repository)
+            if let refusal, refusal.remoteHead == fetched {
+                throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
+            }
+            if let incoming = fetched {
                 report.fetchedCommits += try adopt(incoming, repository: repository)
                 do {
                     report.merge = try store.merge(from: .cloud, into: .main, resolvingConflicts: options.conflictResolver)
+                    report.conflicts += report.merge.map(Self.conflicts(of:)) ?? []
                 } catch let error as StoreError {
                     throw Self.translate(error)
                 } catch {
@@ -66,12 +74,13 @@ extension Exchange {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
             let head = outgoing[0].id
-            if try push(head, repository: repository) {
+            guard let rejection = try push(head, repository: repository) else {
                 try moveCloud(to: head, repository: repository)
                 report.pushedCommits = outgoing.count
                 try refreshAheadBehind(repository)
                 return report
             }
+            refusal = (rejection, fetched)
             if attempt < options.maximumPushAttempts {
                 Thread.sleep(forTimeInterval: options.backoff(attempt: attempt).seconds)
             }
@@ -113,8 +122,8 @@ extension Exchange {
     /// Fetches the remote's `main` into the incoming reference; nil when the remote has no
     /// `main` yet (an empty remote).
     private func fetch(into repository: Repository) throws(ExchangeError) -> ObjectID? {
+        try writeScratchReference(Self.incomingReference, to: nil)
         do {
-            try repository.removeReference(Self.incomingReference)
             try repository.fetch(
                 from: remote.url, refspecs: ["+refs/heads/main:\(Self.incomingReference)"],
                 options: remoteOptions(.fetch))
@@ -124,8 +133,9 @@ extension Exchange {
         }
     }
 
-    /// Checks every fetched commit `main` lacks (halting on an unknown model version), then
-    /// moves `cloud` to the fetched head. Returns how many commits were new to `main`.
+    /// Checks every fetched commit `main` lacks (halting on an unknown model version, with
+    /// `cloud` left at the last readable state), then moves `cloud` to the fetched head.
+    /// Returns how many commits were new to `main`.
     private func adopt(_ incoming: ObjectID, repository: Repository) throws(ExchangeError) -> Int {
         let main: ObjectID?
         let newCommits: [ObjectID]
@@ -136,8 +146,9 @@ extension Exchange {
             throw classify(error)
         }
         do {
-            try moveCloud(to: CommitID(objectID: incoming), repository: repository)
+            // Check first: `cloud` only ever names data this build can read.
             try Store<Value>.checkIncoming(incoming, notIn: main, in: repository)
+            try moveCloud(to: CommitID(objectID: incoming), repository: repository)
         } catch let error as StoreError {
             throw Self.translate(error)
         } catch let error as ExchangeError {
@@ -163,19 +174,34 @@ extension Exchange {
         }
     }
 
-    /// Pushes `main` at `head`. False when the remote moved first (a non-fast-forward).
-    private func push(_ head: CommitID, repository: Repository) throws(ExchangeError) -> Bool {
+    /// Pushes `main` at `head`. Returns nil on success, or the server's reason when it refused
+    /// the update (usually because another replica pushed first).
+    private func push(_ head: CommitID, repository: Repository) throws(ExchangeError) -> String? {
+        try writeScratchReference(Self.outgoingReference, to: head.objectIDForExchange)
+        let result: PushResult
         do {
-            try repository.removeReference(Self.outgoingReference)
-            try repository.updateReference(
-                Self.outgoingReference, to: head.objectIDForExchange, expecting: nil, logMessage: "forkstore: push")
-            let result = try repository.push(
+            result = try repository.push(
                 to: remote.url, refspecs: ["\(Self.outgoingReference):refs/heads/main"], options: remoteOptions(.push))
-            return result.rejected.isEmpty
         } catch where error.code == .nonFastForward {
-            return false
+            return error.message
         } catch {
             throw classify(error)
+        }
+        return result.rejected.values.first
+    }
+
+    /// Points one of the exchange's scratch references (incoming, outgoing) at `target`, or
+    /// removes it, holding the store's writer lock like every other reference update.
+    private func writeScratchReference(_ name: String, to target: ObjectID?) throws(ExchangeError) {
+        do {
+            try store.withExclusiveRepository { repository in
+                try repository.removeReference(name)
+                if let target {
+                    try repository.updateReference(name, to: target, expecting: nil, logMessage: "forkstore: exchange")
+                }
+            }
+        } catch {
+            throw ExchangeError.store(.repository(operation: "updating \(name)", reason: String(describing: error)))
         }
     }
 
@@ -245,6 +271,11 @@ extension Exchange {
         return Data(base64Encoded: body).map(Array.init) ?? []
     }
 
+    static func conflicts(of outcome: MergeOutcome) -> [MergeConflict] {
+        if case .merged(_, let conflicts) = outcome { return conflicts }
+        return []
+    }
+
     static func translate(_ error: StoreError) -> ExchangeError {
         if case .unknownModelVersion(let found, let known, let commit) = error {
             return .halted(found: found, known: known, commit: commit)
@@ -266,16 +297,21 @@ extension Exchange {
         case .certificate: return .serverNotTrusted(remote: url, reason: reason)
         default: break
         }
-        let notRepository = ["not found", "404", "no such repository", "not a git repository", "does not appear to be a git repository", "repository not exported", "could not find repository"]
-        if notRepository.contains(where: lower.contains) {
-            return .notARepository(remote: url, reason: reason)
-        }
         let corrupt = [
-            "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack",
-            "missing object", "index-pack", "unpack-objects", "pack-objects died", "did not receive expected object",
+            "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack", "object not found",
+            "no match for id", "missing object", "index-pack", "unpack-objects", "pack-objects died",
+            "did not receive expected object",
         ]
         if corrupt.contains(where: lower.contains) {
             return .corruptData(remote: url, reason: reason)
+        }
+        let notRepository = [
+            "404", "repository not found", "no such repository", "not a git repository",
+            "does not appear to be a git repository", "repository not exported", "could not find repository",
+            "is this a git repository",
+        ]
+        if notRepository.contains(where: lower.contains) {
+            return .notARepository(remote: url, reason: reason)
         }
         let unreachable = ["failed to connect", "connection refused", "could not resolve", "timed out", "timeout", "network is unreachable", "failed to resolve address", "early eof", "connection reset", "broken pipe", "unexpected eof", "failed to send request", "failed to start ssh session", "ssh session", "error sending data"]
         if unreachable.contains(where: lower.contains) {

@@ -33,17 +33,15 @@ public struct ExchangeStatus: Sendable, Equatable {
 public struct SyncReport: Sendable, Equatable {
     /// Commits fetched that `main` did not have.
     public var fetchedCommits = 0
-    /// What merging `cloud` into `main` did; nil when there was nothing to merge.
+    /// What the last merge of `cloud` into `main` did; nil when there was nothing to merge.
     public var merge: MergeOutcome?
+    /// Conflicts decided by every merge of this sync (a sync that lost a push race merges
+    /// again).
+    public var conflicts: [MergeConflict] = []
     /// Commits pushed.
     public var pushedCommits = 0
     /// How many push attempts it took (more than one after losing races).
     public var pushAttempts = 0
-    /// Conflicts the merge decided.
-    public var conflicts: [MergeConflict] {
-        if case .merged(_, let conflicts)? = merge { return conflicts }
-        return []
-    }
 }
 
 /// One event on ``Exchange/events()``.

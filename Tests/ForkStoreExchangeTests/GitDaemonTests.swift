@@ -46,4 +46,22 @@ struct GitDaemonTests {
         }
         #expect(try store.items() == ["kept"])
     }
+
+    @Test func aPushRefusedByAServerHookIsAnErrorNotAnEndlessRetry() async throws {
+        let lab = try SyncLab()
+        let hook = lab.remotePath + "/hooks/pre-receive"
+        try "#!/bin/sh\necho 'main is protected'\nexit 1\n".write(toFile: hook, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: hook)
+        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let (store, exchange) = try lab.replica("one", url: daemon.url("remote.git"))
+        try store.add("refused")
+        await #expect {
+            try await exchange.sync()
+        } throws: { error in
+            guard case ExchangeError.transport(_, let reason) = error else { return false }
+            return reason.contains("refused")
+        }
+        #expect(exchange.status.state == .failed)
+        #expect(try lab.remoteItems().isEmpty)
+    }
 }

@@ -132,6 +132,21 @@ struct StrategyExampleTests {
         }
     }
 
+    @Test func changesTooLargeToAlignAreOneReportedConflictNotASilentSplice() throws {
+        let ancestorWords = (0..<3_000).map { "w\($0)" }
+        var mine = ancestorWords, theirs = ancestorWords
+        for index in 100..<700 { mine[index] = "m\(index)" }
+        for index in 2_000..<2_600 { mine[index] = "m\(index)" }
+        theirs[1_500] = "FIXED"
+        let (merged, conflicts, _) = try MergeContext.collecting {
+            try TextMerge().merge(
+                ancestor: ancestorWords.joined(separator: " "), dominant: mine.joined(separator: " "),
+                subordinate: theirs.joined(separator: " "))
+        }
+        #expect(merged == mine.joined(separator: " "))
+        #expect(conflicts.count == 1)
+    }
+
     @Test func largeUnrelatedTextsStayBounded() throws {
         let a = String(repeating: "alpha ", count: 5_000)
         let b = String(repeating: "beta ", count: 5_000)

@@ -86,11 +86,15 @@ public struct Commit: Sendable, Hashable, Identifiable {
         }
         self.modelVersion = number(TrailerKey.modelVersion)
         self.formatVersion = number(TrailerKey.formatVersion)
-        self.lamport = number(TrailerKey.lamport) ?? 0
+        self.lamport = max(0, number(TrailerKey.lamport) ?? 0)
     }
 }
 
 extension Commit {
+    /// The Lamport counter of a commit made on top of this one. Saturates, so a hostile
+    /// `Lamport: 9223372036854775807` trailer cannot make the next write trap.
+    var nextLamport: Int { lamport == .max ? .max : lamport + 1 }
+
     /// The order that decides which side of a merge dominates: higher Lamport counter first,
     /// then the higher commit id. It depends only on the commits, so every replica agrees.
     func outranks(_ other: Commit) -> Bool {

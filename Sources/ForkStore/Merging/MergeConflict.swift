@@ -53,4 +53,7 @@ public enum ConflictResolution: Sendable, Hashable {
 /// Choosing ``ConflictResolution/ours`` or ``ConflictResolution/theirs`` makes the result
 /// depend on which replica runs the merge; prefer ``ConflictResolution/keep`` or a value
 /// computed from the conflict's contents when replicas must converge.
+///
+/// The resolver runs while the store is locked: decide from the conflict alone and never call
+/// the store from inside it (its lock is not reentrant).
 public typealias ConflictResolver = @Sendable (MergeConflict) -> ConflictResolution

@@ -7,6 +7,9 @@
 ///
 /// Values that are not `Mergeable` merge as a whole by last-writer-wins: the dominant side wins.
 ///
+/// Merges run while the store is locked: work on the values alone and never call the store
+/// from a merge (its lock is not reentrant).
+///
 /// Laws a merge should keep (the test kit checks them):
 /// - `x.merged(with: x, ancestor: a) == x`
 /// - `x.merged(with: a, ancestor: a) == x` and `a.merged(with: x, ancestor: a) == x`

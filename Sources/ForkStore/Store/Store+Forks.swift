@@ -24,24 +24,21 @@ extension Store {
     /// Creates a fork at a commit, by default at `main`'s head.
     @discardableResult
     public func createFork(_ fork: Fork, at commit: CommitID? = nil) throws -> Commit {
-        let head = try repository.withRepository { repository -> Commit in
-            let start = try commit.map { id in
-                do {
-                    return try Self.commit(id.objectID, in: repository)
-                } catch StoreError.missingObject {
-                    throw StoreError.commitNotFound(id.hex)
-                }
-            } ?? Self.head(of: .main, in: repository)
+        let head = try repository.withRepository { repository -> Commit in try writerLock.withLock {
+            let start = try commit.map { id in try Self.existingCommit(id, in: repository) }
+                ?? Self.head(of: .main, in: repository)
             do {
                 try repository.updateReference(
                     fork.referenceName, to: start.id.objectID, expecting: nil, logMessage: "forkstore: create fork")
             } catch let error as GitError where error.code == .exists {
                 throw StoreError.forkAlreadyExists(fork.name)
-            } catch let error as GitError {
+            } catch let error as GitError where error.code == .invalidSpec {
                 throw StoreError.invalidForkName(fork.name, reason: error.message)
+            } catch let error as GitError {
+                throw StoreError(error, during: "creating fork '\(fork)'")
             }
             return start
-        }
+        } }
         changeHub.publish(StoreChange(fork: fork, commit: head.id, kind: .forkCreated))
         return head
     }
@@ -56,13 +53,13 @@ extension Store {
     /// `main` cannot be deleted.
     public func deleteFork(_ fork: Fork) throws {
         guard fork != .main else { throw StoreError.protectedFork(fork.name) }
-        let head = try repository.withRepository { repository -> Commit in
+        let head = try repository.withRepository { repository -> Commit in try writerLock.withLock {
             let head = try Self.head(of: fork, in: repository)
             try git("deleting fork '\(fork)'") { () throws(GitError) in
                 try repository.deleteReference(fork.referenceName, expecting: head.id.objectID)
             }
             return head
-        }
+        } }
         changeHub.publish(StoreChange(fork: fork, commit: head.id, kind: .forkDeleted))
     }
 }

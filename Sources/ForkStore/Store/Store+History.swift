@@ -14,13 +14,7 @@ extension Store {
 
     /// One commit, by id.
     public func commit(_ id: CommitID) throws -> Commit {
-        try repository.withRepository { repository in
-            do {
-                return try Self.commit(id.objectID, in: repository)
-            } catch StoreError.missingObject {
-                throw StoreError.commitNotFound(id.hex)
-            }
-        }
+        try repository.withRepository { repository in try Self.existingCommit(id, in: repository) }
     }
 
     /// Finds a commit by its full id or a unique prefix of at least 4 hexadecimal digits.
@@ -36,8 +30,8 @@ extension Store {
     /// What changed in the value between two commits.
     public func differences(from old: CommitID, to new: CommitID) throws -> [ValueDifference] {
         try repository.withRepository { repository in
-            let before = try Self.snapshot(of: Self.commit(old.objectID, in: repository), in: repository).value
-            let after = try Self.snapshot(of: Self.commit(new.objectID, in: repository), in: repository).value
+            let before = try Self.snapshot(of: Self.existingCommit(old, in: repository), in: repository).value
+            let after = try Self.snapshot(of: Self.existingCommit(new, in: repository), in: repository).value
             return ValueDifference.between(try Self.json(before), try Self.json(after))
         }
     }

@@ -41,7 +41,7 @@ extension Store {
             let message = CommitMessage.compose(
                 "Merge fork '\(source)' into '\(target)'",
                 trailers: Self.stamp(
-                    lamport: max(head.lamport, theirs.lamport) + 1,
+                    lamport: (head.lamport >= theirs.lamport ? head : theirs).nextLamport,
                     Self.mergeTrailers(
                         from: source, decision: result.decision, conflicts: result.conflicts,
                         strategies: result.strategies)))

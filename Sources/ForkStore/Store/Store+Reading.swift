@@ -17,7 +17,7 @@ extension Store {
     /// The value a commit holds; nil when it holds no value.
     public func value(at commit: CommitID) throws -> Value? {
         try repository.withRepository { repository in
-            try Self.snapshot(of: Self.commit(commit.objectID, in: repository), in: repository).value
+            try Self.snapshot(of: Self.existingCommit(commit, in: repository), in: repository).value
         }
     }
 
@@ -37,6 +37,15 @@ extension Store {
         }
         guard let id else { throw StoreError.forkNotFound(fork.name) }
         return try commit(id, in: repository)
+    }
+
+    /// A commit the caller named by id: a missing one is ``StoreError/commitNotFound(_:)``.
+    static func existingCommit(_ id: CommitID, in repository: Repository) throws(StoreError) -> Commit {
+        do {
+            return try commit(id.objectID, in: repository)
+        } catch .missingObject {
+            throw StoreError.commitNotFound(id.hex)
+        }
     }
 
     static func commit(_ id: ObjectID, in repository: Repository) throws(StoreError) -> Commit {

@@ -43,7 +43,7 @@ extension Store {
             let current = try Self.snapshot(of: head, in: repository).value
             let tree = try Self.tree(for: try newValue(current), in: repository)
             guard tree != head.tree else { return .nothing }
-            let text = CommitMessage.compose(message, trailers: Self.stamp(lamport: head.lamport + 1))
+            let text = CommitMessage.compose(message, trailers: Self.stamp(lamport: head.nextLamport))
             return .commit(tree: tree, parents: [head.id.objectID], message: text)
         }
         return outcome.newHead ?? outcome.oldHead
@@ -66,7 +66,10 @@ extension Store {
         var publishedKind = kind
         let result = try repository.withRepository { repository in
             try writerLock.withLock { () throws -> (oldHead: Commit, newHead: Commit?) in
-                for attempt in 1...options.maximumWriteAttempts {
+                var attempt = 0
+                let lockDeadline = Date().addingTimeInterval(Self.lockWaitLimit)
+                while attempt < options.maximumWriteAttempts {
+                    attempt += 1
                     let head = try Self.head(of: fork, in: repository)
                     let target: ObjectID
                     switch try decide(repository, head) {
@@ -89,7 +92,11 @@ extension Store {
                         options.logger.debug("fork '\(fork)' moved during a write; retrying (attempt \(attempt))")
                         continue
                     } catch let error as GitError where error.code == .locked {
-                        removeStaleLockFiles(of: fork, in: repository)
+                        guard Date() < lockDeadline else {
+                            throw StoreError(error, during: "moving fork '\(fork)'")
+                        }
+                        attempt -= 1  // waiting for a lock is not a lost race
+                        clearOrWaitForLockFiles(of: fork, in: repository)
                         continue
                     } catch let error as GitError {
                         throw StoreError(error, during: "moving fork '\(fork)'")
@@ -105,16 +112,27 @@ extension Store {
         return result
     }
 
-    /// Deletes git lock files for a fork's reference. Only called while this process holds the
-    /// writer lock, so no other ForkStore writer can own them: they were left by a killed process.
-    private func removeStaleLockFiles(of fork: Fork, in repository: Repository) {
+    /// How long a write waits for a git lock file held by someone else before failing.
+    static var lockWaitLimit: TimeInterval { 5 }
+    /// A git lock file this old was left by a killed process: live writers hold one for
+    /// milliseconds.
+    static var staleLockAge: TimeInterval { 2 }
+
+    /// Handles a ref update that found git's lock file: removes it when it is stale (left by
+    /// a killed writer), otherwise waits a moment for its owner (a live `git` process, say).
+    private func clearOrWaitForLockFiles(of fork: Fork, in repository: Repository) {
         let gitDirectory = repository.gitDirectory
         for file in [fork.referenceName + ".lock", "packed-refs.lock"] {
             let path = gitDirectory + file
-            if FileManager.default.fileExists(atPath: path) {
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let modified = attributes[.modificationDate] as? Date
+            else { continue }
+            if Date().timeIntervalSince(modified) >= Self.staleLockAge {
                 options.logger.notice("removing stale lock file \(path) left by a killed writer")
                 try? FileManager.default.removeItem(atPath: path)
+                return
             }
         }
+        Thread.sleep(forTimeInterval: 0.05)
     }
 }

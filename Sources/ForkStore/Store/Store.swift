@@ -1,6 +1,11 @@
 import Foundation
 import ForkStoreGit
 import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A versioned resource on disk: one bare git repository holding one `Value`, with forks,
 /// history and three-way merges.
@@ -97,10 +102,17 @@ public final class Store<Value: Resource>: Sendable {
         do {
             let manifest = staging.appendingPathComponent(Manifest.fileName)
             try Data(Manifest.current.encoded()).write(to: manifest, options: .atomic)
-            if fileManager.fileExists(atPath: path) { try fileManager.removeItem(atPath: path) }
-            try fileManager.moveItem(at: staging, to: url)
         } catch {
             throw StoreError.fileSystem(path: path, reason: error.localizedDescription)
+        }
+        // rename(2) replaces only an empty folder, atomically: a store another process
+        // created at the same moment is never overwritten.
+        guard rename(staging.path, url.path) == 0 else {
+            let code = errno
+            if code == ENOTEMPTY || code == EEXIST || code == ENOTDIR {
+                throw StoreError.storeAlreadyExists(path: path)
+            }
+            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
         }
         return try open(at: path, options: options)
     }

@@ -2,8 +2,9 @@
 /// after trimming their common prefix and suffix, so the cost follows the size of the change.
 enum Diff {
     /// For each element of `old`, the index of the element of `new` it matches, or nil.
-    /// Matches are strictly increasing.
-    static func matches<Element: Equatable>(_ old: [Element], _ new: [Element]) -> [Int?] {
+    /// Matches are strictly increasing. Nil when the sequences differ by more than
+    /// ``maximumEdits`` after trimming: the caller must then treat the whole as one change.
+    static func matches<Element: Equatable>(_ old: [Element], _ new: [Element]) -> [Int?]? {
         var result = [Int?](repeating: nil, count: old.count)
         var prefix = 0
         while prefix < old.count, prefix < new.count, old[prefix] == new[prefix] {
@@ -19,18 +20,19 @@ enum Diff {
         }
         let oldMiddle = old[prefix..<(old.count - suffix)]
         let newMiddle = new[prefix..<(new.count - suffix)]
-        for (i, j) in myers(oldMiddle, newMiddle) {
+        guard let pairs = myers(oldMiddle, newMiddle) else { return nil }
+        for (i, j) in pairs {
             result[i] = j
         }
         return result
     }
 
-    /// Past this many edits the middle is treated as replaced whole: a correct (if not
-    /// minimal) matching, with time and memory bounded for unrelated inputs.
+    /// Past this many edits the diff gives up, so time and memory stay bounded (the trace
+    /// grows with the square of the edits) for inputs that are mostly unrelated.
     static let maximumEdits = 1_000
 
     /// Matched index pairs (in the slices' own indices) along a shortest edit script.
-    private static func myers<Element: Equatable>(_ a: ArraySlice<Element>, _ b: ArraySlice<Element>) -> [(Int, Int)] {
+    private static func myers<Element: Equatable>(_ a: ArraySlice<Element>, _ b: ArraySlice<Element>) -> [(Int, Int)]? {
         let n = a.count, m = b.count
         guard n > 0, m > 0 else { return [] }
         let aStart = a.startIndex, bStart = b.startIndex
@@ -41,7 +43,7 @@ enum Diff {
         var trace: [[Int]] = []
         var found = false
         for d in 0...max {
-            if d > maximumEdits { return [] }
+            if d > maximumEdits { return nil }
             var snapshot = [Int](repeating: 0, count: 2 * d + 1)
             var k = -d
             while k <= d {

@@ -29,12 +29,14 @@ enum ThreeWayDiff {
         case changed(ChangedRegion<Element>)
     }
 
-    /// Chunks covering all three sequences in order.
+    /// Chunks covering all three sequences in order; nil when a side differs from the
+    /// ancestor by too much to diff (see ``Diff/maximumEdits``).
     static func chunks<Element: Equatable>(
         ancestor: [Element], dominant: [Element], subordinate: [Element]
-    ) -> [Chunk<Element>] {
-        let toDominant = Diff.matches(ancestor, dominant)
-        let toSubordinate = Diff.matches(ancestor, subordinate)
+    ) -> [Chunk<Element>]? {
+        guard let toDominant = Diff.matches(ancestor, dominant),
+            let toSubordinate = Diff.matches(ancestor, subordinate)
+        else { return nil }
         var chunks: [Chunk<Element>] = []
         var stable: [Element] = []
         var a = 0, d = 0, s = 0
@@ -75,9 +77,17 @@ enum ThreeWayDiff {
         if dominant == subordinate { return dominant }
         if subordinate == ancestor { return dominant }
         if dominant == ancestor { return subordinate }
+        guard let chunks = chunks(ancestor: ancestor, dominant: dominant, subordinate: subordinate) else {
+            // Too different to align: the whole sequence is one conflicting region, with no
+            // element known to be kept.
+            return try conflict(ChangedRegion(
+                ancestor: ancestor, dominant: dominant, subordinate: subordinate,
+                dominantMatch: Array(repeating: nil, count: ancestor.count),
+                subordinateMatch: Array(repeating: nil, count: ancestor.count)))
+        }
         var result: [Element] = []
         result.reserveCapacity(max(dominant.count, subordinate.count))
-        for chunk in chunks(ancestor: ancestor, dominant: dominant, subordinate: subordinate) {
+        for chunk in chunks {
             switch chunk {
             case .stable(let elements):
                 result += elements
