@@ -43,3 +43,15 @@ private extension UInt8 {
         (0x30...0x39).contains(self) || (0x61...0x66).contains(self) || (0x41...0x46).contains(self)
     }
 }
+
+extension ObjectID {
+    /// The id git would give `bytes` stored as a blob (`git hash-object --stdin`), without
+    /// writing anything.
+    package static func blobHash(of bytes: [UInt8]) -> ObjectID {
+        var oid = git_oid()
+        _ = bytes.withUnsafeBytes { buffer in
+            git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+        }
+        return ObjectID(oid)
+    }
+}

@@ -1,0 +1,80 @@
+import ForkStoreGit
+
+/// Where a record lives in a commit's tree: `records/<s1>/<s2>/<name>.json`.
+///
+/// - **Shards** `s1` and `s2` are the first two and the next two hex digits of the git blob
+///   id of the record id's UTF-8 bytes (`printf %s "$id" | git hash-object --stdin`), so
+///   records spread evenly over 65,536 folders and a change to one record rewrites four
+///   trees, whatever the collection's size.
+/// - **Name**: the id with every byte outside `a-z 0-9 _ -` escaped, so that no id can escape
+///   its folder (`/`, `..`, `.git`), collide with another on a case-insensitive disk, or carry
+///   a control character: an uppercase ASCII letter is written `^` and its lowercase form
+///   (`A` → `^a`); every other byte is `%` and two lowercase hex digits (`.` → `%2e`,
+///   `é` → `%c3%a9`). A name that would be a Windows device name (`con`, `nul`, `com1`…) has
+///   its first byte escaped. An encoding longer than 150 bytes is cut to its first 100 bytes
+///   (never inside an escape), followed by `~` and the full 40-digit blob id of the record id.
+///
+/// The blob stores the exact id beside the record, so the name never needs decoding.
+public struct RecordPath: Hashable, Sendable, CustomStringConvertible {
+    /// The folder under the tree's root that holds every record.
+    public static let root = "records"
+
+    /// The two shard folders, e.g. `["4b", "82"]`.
+    public let shards: [String]
+    /// The file name, e.g. `hello^world.json`.
+    public let fileName: String
+
+    /// The path of the record with this id.
+    public init(id: String) {
+        let hash = ObjectID.blobHash(of: Array(id.utf8)).hex
+        shards = [String(hash.prefix(2)), String(hash.dropFirst(2).prefix(2))]
+        fileName = RecordPath.encodedName(id, hash: hash) + ".json"
+    }
+
+    /// The full path from the tree's root.
+    public var description: String {
+        ([Self.root] + shards + [fileName]).joined(separator: "/")
+    }
+
+    static let maximumNameLength = 150
+    static let keptPrefixLength = 100
+    private static let deviceNames: Set<String> = [
+        "con", "prn", "aux", "nul", "com1", "com2", "com3", "com4", "com5", "com6", "com7", "com8", "com9",
+        "lpt1", "lpt2", "lpt3", "lpt4", "lpt5", "lpt6", "lpt7", "lpt8", "lpt9",
+    ]
+
+    static func encodedName(_ id: String, hash: String) -> String {
+        var pieces: [String] = []
+        pieces.reserveCapacity(id.utf8.count)
+        for byte in id.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "_"), UInt8(ascii: "-"):
+                pieces.append(String(UnicodeScalar(byte)))
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"):
+                pieces.append("^" + String(UnicodeScalar(byte + 32)))
+            default:
+                pieces.append(escaped(byte))
+            }
+        }
+        if pieces.isEmpty || deviceNames.contains(pieces.joined()) {
+            // An empty id, or `con` and friends: escape the first byte so the name is neither.
+            if let first = id.utf8.first { pieces[0] = escaped(first) } else { pieces = ["%"] }
+        }
+        var name = pieces.joined()
+        if name.utf8.count > maximumNameLength {
+            var kept = ""
+            for piece in pieces {
+                guard kept.utf8.count + piece.utf8.count <= keptPrefixLength else { break }
+                kept += piece
+            }
+            name = kept + "~" + hash
+        }
+        return name
+    }
+
+    private static func escaped(_ byte: UInt8) -> String {
+        let hex = Array("0123456789abcdef")
+        return "%" + String(hex[Int(byte >> 4)]) + String(hex[Int(byte & 0xF)])
+    }
+}
