@@ -70,7 +70,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ForkStoreTests",
-            dependencies: ["ForkStore", "ForkStoreTestSupport", "forkstore-stress-writer"]
+            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkStoreMergeTests",

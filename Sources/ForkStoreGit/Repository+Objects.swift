@@ -1,4 +1,9 @@
 import CLibGit2
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// The kind of object a tree entry names.
 package enum EntryKind: Sendable, Equatable {
@@ -109,5 +114,51 @@ extension Repository {
             default: .other
             }
         return TreeEntry(name: name, id: id, kind: kind)
+    }
+}
+
+/// One change to a tree, by slash-separated path from its root.
+package enum TreeChange: Sendable, Equatable {
+    /// Add or replace the blob at `path`, creating folders as needed.
+    case upsert(path: String, blob: ObjectID)
+    /// Remove the entry at `path`; folders left empty disappear.
+    case remove(path: String)
+}
+
+extension Repository {
+    /// A new tree: `baseline` with `changes` applied. Only the trees on the changed paths are
+    /// rewritten, so the cost follows the number of changes and the depth, not the tree's size.
+    package func updatedTree(from baseline: ObjectID, applying changes: [TreeChange]) throws(GitError) -> ObjectID {
+        guard !changes.isEmpty else { return baseline }
+        var base = baseline.raw
+        var tree: OpaquePointer?
+        try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &base) }
+        defer { git_tree_free(tree) }
+        let paths = changes.map { change -> UnsafeMutablePointer<CChar>? in
+            switch change {
+            case .upsert(let path, _), .remove(let path): strdup(path)
+            }
+        }
+        defer { paths.forEach { free($0) } }
+        var updates = zip(changes, paths).map { change, path -> git_tree_update in
+            var update = git_tree_update()
+            update.path = UnsafePointer(path)
+            switch change {
+            case .upsert(_, let blob):
+                update.action = GIT_TREE_UPDATE_UPSERT
+                update.id = blob.raw
+                update.filemode = GIT_FILEMODE_BLOB
+            case .remove:
+                update.action = GIT_TREE_UPDATE_REMOVE
+            }
+            return update
+        }
+        var oid = git_oid()
+        try check("git_tree_create_updated") {
+            updates.withUnsafeMutableBufferPointer { buffer in
+                git_tree_create_updated(&oid, pointer, tree, buffer.count, buffer.baseAddress)
+            }
+        }
+        return ObjectID(oid)
     }
 }
