@@ -51,6 +51,10 @@ public enum StoreError: Error, Sendable, Equatable {
     case repository(operation: String, reason: String)
     /// A file-system operation around the repository failed (the lock file, the manifest).
     case fileSystem(path: String, reason: String)
+    /// No record has this id on the fork.
+    case recordNotFound(id: String, fork: String)
+    /// A record's encoding is larger than ``StoreOptions/maximumRecordSize``; nothing was written.
+    case recordTooLarge(id: String, size: Int, limit: Int)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -94,6 +98,10 @@ extension StoreError: CustomStringConvertible {
             "The repository failed during \(operation): \(reason)."
         case .fileSystem(let path, let reason):
             "File-system error at '\(path)': \(reason)."
+        case .recordNotFound(let id, let fork):
+            "No record with id '\(id.escapedForMessages)' on fork '\(fork)'."
+        case .recordTooLarge(let id, let size, let limit):
+            "Record '\(id.escapedForMessages)' is \(size) bytes encoded, over the limit of \(limit) bytes; nothing was written."
         }
     }
 }

@@ -14,10 +14,19 @@ struct Manifest: Codable, Equatable {
     /// Always "forkstore".
     var format: String
     var formatVersion: Int
-    /// The kind of resource the store holds: "value" (one Codable value).
+    /// The kind of resource the store holds: "value" (one Codable value) or "records" (a keyed
+    /// collection, one blob per record).
     var resource: String
 
-    static let current = Manifest(format: "forkstore", formatVersion: FormatVersion.current, resource: "value")
+    /// The kinds of resource a store can hold.
+    enum Kind: String {
+        case value
+        case records
+    }
+
+    static func current(_ kind: Kind) -> Manifest {
+        Manifest(format: "forkstore", formatVersion: FormatVersion.current, resource: kind.rawValue)
+    }
 
     func encoded() throws -> [UInt8] {
         let encoder = JSONEncoder()

@@ -48,6 +48,11 @@ public final class Store<Value: Resource>: Sendable {
     ///   ``StoreError/notAStore(path:reason:)`` for a folder that is not a store, and
     ///   ``StoreError/newerFormatVersion(found:supported:)`` for a store of a newer format.
     public static func open(at path: String, options: StoreOptions = StoreOptions()) throws -> Store {
+        try open(at: path, options: options, kind: .value)
+    }
+
+    /// Opens a store of the given kind; a store of the other kind is ``StoreError/notAStore(path:reason:)``.
+    static func open(at path: String, options: StoreOptions, kind: Manifest.Kind) throws(StoreError) -> Store {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             throw StoreError.storeNotFound(path: path)
@@ -61,7 +66,12 @@ public final class Store<Value: Resource>: Sendable {
         } catch {
             throw StoreError.notAStore(path: path, reason: "it is not a bare git repository (\(error.message))")
         }
-        _ = try Manifest.read(gitDirectory: repository.gitDirectory, storePath: path)
+        let manifest = try Manifest.read(gitDirectory: repository.gitDirectory, storePath: path)
+        guard manifest.resource == kind.rawValue else {
+            let holds = manifest.resource == Manifest.Kind.records.rawValue
+                ? "a record collection (open it with RecordStore)" : "a single value (open it with Store)"
+            throw StoreError.notAStore(path: path, reason: "it holds \(holds)")
+        }
         if options.fsync {
             do { try Libgit2.enableFsync() } catch { throw StoreError(error, during: "enabling fsync") }
         }
@@ -74,6 +84,10 @@ public final class Store<Value: Resource>: Sendable {
     /// The store is built in a temporary folder beside `path` and renamed into place, so a
     /// crash never leaves a half-made store behind.
     public static func create(at path: String, options: StoreOptions = StoreOptions()) throws -> Store {
+        try create(at: path, options: options, kind: .value)
+    }
+
+    static func create(at path: String, options: StoreOptions, kind: Manifest.Kind) throws(StoreError) -> Store {
         let fileManager = FileManager.default
         if fileManager.fileExists(atPath: path) {
             let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? ["(a file)"]
@@ -101,7 +115,7 @@ public final class Store<Value: Resource>: Sendable {
         }
         do {
             let manifest = staging.appendingPathComponent(Manifest.fileName)
-            try Data(Manifest.current.encoded()).write(to: manifest, options: .atomic)
+            try Data(Manifest.current(kind).encoded()).write(to: manifest, options: .atomic)
         } catch {
             throw StoreError.fileSystem(path: path, reason: error.localizedDescription)
         }
@@ -114,7 +128,7 @@ public final class Store<Value: Resource>: Sendable {
             }
             throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
         }
-        return try open(at: path, options: options)
+        return try open(at: path, options: options, kind: kind)
     }
 
     /// The trailers every commit carries, plus `extra`.

@@ -16,6 +16,11 @@ public struct StoreOptions: Sendable {
     /// with ``StoreError/concurrentUpdate(fork:attempts:)``.
     public var maximumWriteAttempts: Int
 
+    /// The largest encoded record a ``RecordStore`` accepts, in bytes (default 1 MB). A larger
+    /// record is refused with ``StoreError/recordTooLarge(id:size:limit:)`` before anything is
+    /// written.
+    public var maximumRecordSize: Int = 1_000_000
+
     /// Called for every conflict a merge meets, unless a merge names its own resolver.
     /// Nil keeps every strategy's decision.
     public var conflictResolver: ConflictResolver?
