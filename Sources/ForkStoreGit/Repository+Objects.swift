@@ -162,3 +162,41 @@ extension Repository {
         return ObjectID(oid)
     }
 }
+
+/// A blob that differs between two trees.
+package struct TreeDifference: Sendable, Equatable {
+    package var path: String
+    /// The blob in the first tree; nil when the path is only in the second.
+    package var old: ObjectID?
+    /// The blob in the second tree; nil when the path is only in the first.
+    package var new: ObjectID?
+}
+
+extension Repository {
+    /// The blobs that differ between two trees (nil: an empty tree). Subtrees with the same id
+    /// are skipped without being read, so the cost follows the size of the change.
+    package func differences(from old: ObjectID?, to new: ObjectID?, prefix: String = "") throws(GitError) -> [TreeDifference] {
+        guard old != new else { return [] }
+        let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
+        let after = try new.map { (id) throws(GitError) in try treeEntries(id) } ?? []
+        var byName: [String: (old: TreeEntry?, new: TreeEntry?)] = [:]
+        for entry in before { byName[entry.name, default: (nil, nil)].old = entry }
+        for entry in after { byName[entry.name, default: (nil, nil)].new = entry }
+        var found: [TreeDifference] = []
+        for name in byName.keys.sorted() {
+            guard let pair = byName[name], pair.old?.id != pair.new?.id || pair.old?.kind != pair.new?.kind else { continue }
+            let path = prefix.isEmpty ? name : prefix + "/" + name
+            let oldTree = pair.old?.kind == .tree ? pair.old?.id : nil
+            let newTree = pair.new?.kind == .tree ? pair.new?.id : nil
+            if oldTree != nil || newTree != nil {
+                found += try differences(from: oldTree, to: newTree, prefix: path)
+            }
+            let oldBlob = pair.old?.kind == .blob ? pair.old?.id : nil
+            let newBlob = pair.new?.kind == .blob ? pair.new?.id : nil
+            if oldBlob != newBlob {
+                found.append(TreeDifference(path: path, old: oldBlob, new: newBlob))
+            }
+        }
+        return found
+    }
+}

@@ -86,7 +86,7 @@ struct MergeEngine<Value: Resource> {
         case (_, .some, nil):
             return (try reported(.editWinsOverRemoval, ancestor, dominant, subordinate, chosen: dominant), .editWinsOverRemoval)
         case (.some(let base), .some(let mine), .some(let theirs)):
-            guard let merged = try Self.merged(mine, theirs, base) else {
+            guard let merged = try MergeableDispatch.merged(mine, theirs, ancestor: base) else {
                 return (try reported(.lastWriterWins, ancestor, dominant, subordinate, chosen: dominant), .lastWriterWins)
             }
             return (try Version(merged), .mergeable)
@@ -111,39 +111,7 @@ struct MergeEngine<Value: Resource> {
         if dominant.json == subordinate.json { return (dominant, .identical) }
         guard let mine = dominant.value else { return (subordinate, .salvage) }
         guard let theirs = subordinate.value else { return (dominant, .salvage) }
-        guard let salvaged = try Self.salvaged(mine, theirs) else { return (dominant, .lastWriterWins) }
+        guard let salvaged = try MergeableDispatch.salvaged(mine, theirs) else { return (dominant, .lastWriterWins) }
         return (try Version(salvaged), .salvage)
-    }
-
-    // MARK: Calling Mergeable on a value whose conformance is only known at run time
-
-    private static func merged(_ dominant: Value, _ subordinate: Value, _ ancestor: Value) throws -> Value? {
-        guard let mergeable = dominant as? any Mergeable else { return nil }
-        return try wrapFailure { try mergeOpened(mergeable, subordinate, ancestor) } as? Value
-    }
-
-    private static func salvaged(_ dominant: Value, _ subordinate: Value) throws -> Value? {
-        guard let mergeable = dominant as? any Mergeable else { return nil }
-        return try wrapFailure { try salvageOpened(mergeable, subordinate) } as? Value
-    }
-
-    private static func mergeOpened<M: Mergeable>(_ dominant: M, _ subordinate: Value, _ ancestor: Value) throws -> Any {
-        guard let subordinate = subordinate as? M, let ancestor = ancestor as? M else { return dominant }
-        return try dominant.merged(with: subordinate, ancestor: ancestor)
-    }
-
-    private static func salvageOpened<M: Mergeable>(_ dominant: M, _ subordinate: Value) throws -> Any {
-        guard let subordinate = subordinate as? M else { return dominant }
-        return try dominant.salvaged(with: subordinate)
-    }
-
-    private static func wrapFailure(_ body: () throws -> Any) throws -> Any {
-        do {
-            return try body()
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.mergeFailed(reason: String(describing: error))
-        }
     }
 }
