@@ -21,37 +21,7 @@ extension RecordStore {
     public func merge(
         from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver? = nil
     ) throws -> MergeOutcome {
-        guard source != target else { return .upToDate }
-        var merged = false
-        var conflicts: [MergeConflict] = []
-        let (_, newHead) = try engine.advance(target, kind: .merged, mergedFrom: source) { repository, head in
-            let theirs = try Store<Record>.head(of: source, in: repository)
-            merged = false
-            if theirs.id == head.id { return .nothing }
-            let ours = head.id.objectID, other = theirs.id.objectID
-            let (contained, behind) = try git("comparing '\(source)' with '\(target)'") { () throws(GitError) in
-                (try repository.isDescendant(ours, of: other), try repository.isDescendant(other, of: ours))
-            }
-            if contained { return .nothing }
-            try Store<Record>.checkStamps(ofCommitsIn: other, notIn: ours, repository: repository)
-            if behind { return .fastForward(to: other) }
-            let merger = RecordMerger<Record>(repository: repository)
-            let result = try MergeContext.collecting(
-                dominantIsOurs: head.outranks(theirs), resolver: resolver ?? options.conflictResolver
-            ) { try merger.mergedTree(ours: head, theirs: theirs) }
-            let message = CommitMessage.compose(
-                "Merge fork '\(source)' into '\(target)'",
-                trailers: Store<Record>.stamp(
-                    lamport: (head.lamport >= theirs.lamport ? head : theirs).nextLamport,
-                    Store<Record>.mergeTrailers(
-                        from: source, decision: .mergeable, conflicts: result.conflicts,
-                        strategies: result.strategies)))
-            merged = true
-            conflicts = result.conflicts
-            return .commit(tree: result.result, parents: [ours, other], message: message)
-        }
-        guard let newHead else { return .upToDate }
-        return merged ? .merged(newHead, conflicts: conflicts) : .fastForwarded(to: newHead.id)
+        try engine.merge(from: source, into: target, resolvingConflicts: resolver)
     }
 
     /// Merges a fork's work into `main`.
@@ -68,7 +38,7 @@ extension RecordStore {
 }
 
 /// Merges two commits' record trees, decoding only the records that changed.
-struct RecordMerger<Record: Resource & Identifiable> where Record.ID == String {
+struct RecordMerger<Record: Resource> {
     let repository: Repository
 
     /// The merged tree of our head and theirs, starting from our tree.

@@ -22,7 +22,8 @@ import ForkStoreGit
 ///
 /// Forks, history, the change stream and the concurrency rules are those of ``Store``.
 public final class RecordStore<Record: Resource & Identifiable>: Sendable where Record.ID == String {
-    let engine: Store<Record>
+    /// The store machinery underneath (forks, locks, history, merges), for the exchange.
+    package let engine: Store<Record>
 
     private init(engine: Store<Record>) {
         self.engine = engine

@@ -35,9 +35,7 @@ extension Store {
             if contained { return .nothing }
             try Self.checkStamps(ofCommitsIn: other, notIn: ours, repository: repository)
             if behind { return .fastForward(to: other) }
-            let result = try MergeEngine<Value>(repository: repository)
-                .merge(ours: head, theirs: theirs, resolver: resolver ?? options.conflictResolver)
-            let tree = try Self.tree(for: result.version.value, in: repository)
+            let result = try mergedTree(ours: head, theirs: theirs, resolver: resolver ?? options.conflictResolver, in: repository)
             let message = CommitMessage.compose(
                 "Merge fork '\(source)' into '\(target)'",
                 trailers: Self.stamp(
@@ -47,7 +45,7 @@ extension Store {
                         strategies: result.strategies)))
             merged = true
             conflicts = result.conflicts
-            return .commit(tree: tree, parents: [ours, other], message: message)
+            return .commit(tree: result.tree, parents: [ours, other], message: message)
         }
         guard let newHead else { return .upToDate }
         return merged ? .merged(newHead, conflicts: conflicts) : .fastForwarded(to: newHead.id)
@@ -70,6 +68,23 @@ extension Store {
             trailers.append(Trailer(key: TrailerKey.mergeConflict, value: conflict.description))
         }
         return trailers
+    }
+
+    /// The merged tree of two heads: the value merged whole, or a record collection merged
+    /// record by record.
+    private func mergedTree(
+        ours: Commit, theirs: Commit, resolver: ConflictResolver?, in repository: Repository
+    ) throws -> (tree: ObjectID, decision: MergeDecision, conflicts: [MergeConflict], strategies: [String]) {
+        switch kind {
+        case .value:
+            let result = try MergeEngine<Value>(repository: repository).merge(ours: ours, theirs: theirs, resolver: resolver)
+            return (try Self.tree(for: result.version.value, in: repository), result.decision, result.conflicts, result.strategies)
+        case .records:
+            let result = try MergeContext.collecting(dominantIsOurs: ours.outranks(theirs), resolver: resolver) {
+                try RecordMerger<Value>(repository: repository).mergedTree(ours: ours, theirs: theirs)
+            }
+            return (result.result, .mergeable, result.conflicts, result.strategies)
+        }
     }
 
     /// Refuses a merge that would bring in a commit this build cannot read, even one it

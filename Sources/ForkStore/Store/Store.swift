@@ -34,9 +34,13 @@ public final class Store<Value: Resource>: Sendable {
     let changeHub = EventHub<StoreChange>()
     let signature: Signature
 
-    private init(path: String, repository: Repository, options: StoreOptions) throws(StoreError) {
+    /// What the store holds: one value, or a record collection (see ``RecordStore``).
+    let kind: Manifest.Kind
+
+    private init(path: String, repository: Repository, options: StoreOptions, kind: Manifest.Kind) throws(StoreError) {
         self.path = path
         self.options = options
+        self.kind = kind
         self.writerLock = try WriterLock(gitDirectory: repository.gitDirectory)
         self.signature = Signature(name: options.authorName, email: options.authorEmail)
         self.repository = SerializedRepository(repository)
@@ -75,7 +79,7 @@ public final class Store<Value: Resource>: Sendable {
         if options.fsync {
             do { try Libgit2.enableFsync() } catch { throw StoreError(error, during: "enabling fsync") }
         }
-        return try Store(path: path, repository: repository, options: options)
+        return try Store(path: path, repository: repository, options: options, kind: kind)
     }
 
     /// Creates a new store at `path`: a bare repository whose `main` fork holds one empty
