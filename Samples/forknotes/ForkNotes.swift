@@ -16,7 +16,7 @@ struct ForkNotes: AsyncParsableCommand {
             \(ExitCodes.summary)
             """,
         subcommands: [
-            InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self,
+            InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self, ImportCommand.self,
             ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
             DemoCommand.self,
         ]

@@ -75,7 +75,7 @@ struct ForkNotesCLITests {
         #expect(try cli.ok("merge", "--store", cli.store, "--from", "phone").contains("already has everything"))
         #expect(try git("--git-dir", cli.store, "rev-list", "--count", "main").stdout == commits)
         let trailers = try git("--git-dir", cli.store, "log", "-1", "--format=%(trailers)", "main").stdout
-        #expect(trailers.contains("Merge-Strategies: add-wins-set, properties, text"))
+        #expect(trailers.contains("Merge-Strategies: add-wins-set, mergeable, properties, text"))
         #expect(trailers.contains("Merge-Conflicts: 0"))
         try cli.ok("merge", "--store", cli.store, "--from", "main", "--into", "phone")
         #expect(try cli.notes(fork: "phone").first?["body"] as? String == "Fork yeah!!!")
@@ -91,12 +91,12 @@ struct ForkNotesCLITests {
         try cli.ok("edit", "--store", cli.store, id, "--title", "Plan A")
         try cli.ok("edit", "--store", cli.store, "--fork", "phone", id, "--title", "Plan Z")
         let merged = try cli.ok("merge", "--store", cli.store, "--from", "phone")
-        #expect(merged.contains("conflict at /notes/\(id)/title (last-writer-wins)"))
+        #expect(merged.contains("conflict at /\(id)/title (last-writer-wins)"))
         let title = try cli.notes().first?["title"] as? String
         #expect(title == "Plan A" || title == "Plan Z")
         let trailers = try git("--git-dir", cli.store, "log", "-1", "--format=%(trailers)", "main").stdout
         #expect(trailers.contains("Merge-Conflicts: 1"))
-        #expect(trailers.contains("Merge-Conflict: /notes/\(id)/title (last-writer-wins)"))
+        #expect(trailers.contains("Merge-Conflict: /\(id)/title (last-writer-wins)"))
     }
 
     @Test func errorsGoToStderrWithANonZeroExit() throws {
@@ -138,7 +138,7 @@ struct ForkNotesCLITests {
 
     @Test func helpShowsExamples() throws {
         let cli = ForkNotes()
-        for command in ["init", "add", "edit", "rm", "list", "merge", "log", "sync", "status", "demo"] {
+        for command in ["init", "add", "edit", "rm", "list", "import", "merge", "log", "sync", "status", "demo"] {
             let help = try cli(command, "--help")
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")

@@ -17,11 +17,7 @@ struct AddCommand: ParsableCommand {
     func run() throws {
         let store = try location.open()
         let note = Note(id: Note.makeID(), title: title, body: body, tags: Set(tags))
-        try store.update(try selection.parsed(), message: "Add note \(note.id)") { notebook in
-            var notes = notebook ?? Notebook()
-            notes.notes[note.id] = note
-            notebook = notes
-        }
+        try store.save(note, to: try selection.parsed(), message: "Add note \(note.id)")
         print(note.id)
     }
 }

@@ -24,16 +24,16 @@ struct EditCommand: ParsableCommand {
     func run() throws {
         let store = try location.open()
         let fork = try selection.parsed()
-        try store.update(fork, message: "Edit note \(id)") { notebook in
-            guard var note = notebook?.notes[id] else {
-                throw NotesError.noteNotFound(id: id, fork: fork.name)
+        do {
+            try store.update(id, in: fork, message: "Edit note \(id)") { note in
+                if let title { note.title = title }
+                if let body { note.body = body }
+                note.tags.formUnion(addTags)
+                note.tags.subtract(removeTags)
+                if let state { note.done = state == .done }
             }
-            if let title { note.title = title }
-            if let body { note.body = body }
-            note.tags.formUnion(addTags)
-            note.tags.subtract(removeTags)
-            if let state { note.done = state == .done }
-            notebook?.notes[id] = note
+        } catch StoreError.recordNotFound {
+            throw NotesError.noteNotFound(id: id, fork: fork.name)
         }
     }
 }

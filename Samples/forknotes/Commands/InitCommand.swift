@@ -19,8 +19,7 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        let store = try Store<Notebook>.create(at: location.path)
-        try store.save(Notebook(), message: "Start a notebook")
+        _ = try RecordStore<Note>.create(at: location.path)
         if let remote {
             try SyncSettings(remote: remote).save(for: location.path)
         }

@@ -17,7 +17,7 @@ struct ListCommand: ParsableCommand {
 
     func run() throws {
         let store = try location.open()
-        let notes = (try store.value(in: try selection.parsed())?.notes.values).map(Array.init) ?? []
+        let notes = try store.records(in: try selection.parsed())
         if json {
             print(try NotesJSON.encode(notes.sorted { $0.id < $1.id }))
         } else {

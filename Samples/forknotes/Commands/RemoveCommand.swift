@@ -15,10 +15,10 @@ struct RemoveCommand: ParsableCommand {
     func run() throws {
         let store = try location.open()
         let fork = try selection.parsed()
-        try store.update(fork, message: "Delete note \(id)") { notebook in
-            guard notebook?.notes.removeValue(forKey: id) != nil else {
-                throw NotesError.noteNotFound(id: id, fork: fork.name)
-            }
+        do {
+            try store.delete(id, from: fork, message: "Delete note \(id)")
+        } catch StoreError.recordNotFound {
+            throw NotesError.noteNotFound(id: id, fork: fork.name)
         }
     }
 }

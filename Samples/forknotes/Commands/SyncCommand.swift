@@ -27,7 +27,7 @@ struct SyncCommand: AsyncParsableCommand {
             throw ValidationError("No remote: pass --remote URL, or record one with 'forknotes init --remote URL'.")
         }
         let exchange = Exchange(
-            store: store,
+            records: store,
             remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust))
         let progress = ProgressLine()
         let events = exchange.events()
@@ -70,23 +70,5 @@ struct SyncCommand: AsyncParsableCommand {
         case .halted(let found, let known): "halted (remote model version \(found), this build knows \(known))"
         case .failed: "failed"
         }
-    }
-}
-
-/// A one-line transfer display on standard error, only when it is a terminal.
-final class ProgressLine: Sendable {
-    private let enabled = isatty(STDERR_FILENO) == 1
-
-    func show(_ progress: TransferProgress) {
-        guard enabled else { return }
-        let verb = progress.direction == .fetch ? "Fetching" : "Pushing"
-        let total = progress.totalObjects > 0 ? "/\(progress.totalObjects)" : ""
-        let kilobytes = String(format: "%.1f", Double(progress.bytes) / 1024)
-        FileHandle.standardError.write(Data("\r\(verb): \(progress.objects)\(total) objects, \(kilobytes) KB\u{1B}[K".utf8))
-    }
-
-    func finish() {
-        guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
     }
 }

@@ -1,10 +1,13 @@
+import ForkStore
 import ForkStoreMerge
 
 /// One note: the record the sample app keeps.
 ///
 /// Merging: `title` and `done` by last-writer-wins (per property), `body` as text (both
 /// sides' edits kept when they touch different words), `tags` as an add-wins set.
-struct Note: PropertyMergeable, Hashable, Identifiable {
+struct Note: Resource, PropertyMergeable, Hashable, Identifiable {
+    static let modelVersion = 1
+
     var id: String
     var title: String
     var body: String

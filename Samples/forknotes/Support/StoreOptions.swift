@@ -20,8 +20,8 @@ struct StoreLocation: ParsableArguments {
         store ?? ProcessInfo.processInfo.environment["FORKNOTES_STORE"] ?? ""
     }
 
-    func open() throws -> Store<Notebook> {
-        try Store<Notebook>.open(at: path)
+    func open() throws -> RecordStore<Note> {
+        try RecordStore<Note>.open(at: path)
     }
 }
 

@@ -122,3 +122,43 @@ extension RecordStore {
         return outcome.newHead ?? outcome.oldHead
     }
 }
+
+extension RecordStore {
+    /// Changes one record in place and commits it. `change` runs while the store is locked, so
+    /// it sees the newest version and no other write slips in between; keep it short and do
+    /// not call the store from inside it. Throws ``StoreError/recordNotFound(id:fork:)`` when
+    /// there is no such record.
+    @discardableResult
+    public func update(
+        _ id: String, in fork: Fork = .main, message: String? = nil, _ change: (inout Record) throws -> Void
+    ) throws -> Commit {
+        let path = RecordPath(id: id).description
+        let outcome = try engine.advance(fork, kind: .committed) { repository, head in
+            try Store<Record>.checkStamps(of: head)
+            guard let entry = try git("reading \(path)", { () throws(GitError) in
+                try repository.entry(atPath: path, inTree: head.tree)
+            }) else { throw StoreError.recordNotFound(id: id, fork: fork.name) }
+            var record = try Self.decode(entry.id, path: path, commit: head, expecting: id, in: repository)
+            try change(&record)
+            let bytes = try ValueCodec.encode(RecordEnvelope(id: id, record: record))
+            guard bytes.count <= options.maximumRecordSize else {
+                throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: options.maximumRecordSize)
+            }
+            let tree = try git("writing record \(id)") { () throws(GitError) in
+                try repository.updatedTree(from: head.tree, applying: [.upsert(path: path, blob: try repository.writeBlob(bytes))])
+            }
+            guard tree != head.tree else { return .nothing }
+            let text = CommitMessage.compose(message ?? "Update record \(id)", trailers: Store<Record>.stamp(lamport: head.nextLamport))
+            return .commit(tree: tree, parents: [head.id.objectID], message: text)
+        }
+        return outcome.newHead ?? outcome.oldHead
+    }
+
+    /// How many commits `fork` has that `other` lacks, and the reverse.
+    public func divergence(of fork: Fork, from other: Fork) throws -> (ahead: Int, behind: Int) {
+        try engine.divergence(of: fork, from: other)
+    }
+
+    /// Whether a fork exists.
+    public func hasFork(_ fork: Fork) throws -> Bool { try engine.hasFork(fork) }
+}

@@ -1,0 +1,88 @@
+import ArgumentParser
+import ForkStore
+import Foundation
+
+struct ImportCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "import",
+        abstract: "Import notes from a JSON-lines file, in batches of one commit each.",
+        discussion: """
+            Example: forknotes import --store notes notes.jsonl
+            Each line is one note with id, title, body, tags and done (ids come from the file;
+            an existing note with the same id is replaced). Lines that cannot be stored are
+            reported on standard error, one per line, and the rest are stored.
+            Exit codes: 0 every line imported; 1 some lines were skipped (or another error).
+            """)
+
+    @OptionGroup var location: StoreLocation
+    @OptionGroup var selection: ForkSelection
+    @Argument(help: ArgumentHelp("The JSON-lines file.", valueName: "file")) var file: String
+    @Option(help: "Notes per commit.") var batchSize: Int = 1_000
+
+    func validate() throws {
+        guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1.") }
+        guard FileManager.default.isReadableFile(atPath: file) else {
+            throw ValidationError("Cannot read '\(file)'.")
+        }
+    }
+
+    func run() throws {
+        let store = try location.open()
+        let fork = try selection.parsed()
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ValidationError("Cannot read '\(file)'.")
+        }
+        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
+        let decoder = JSONDecoder()
+        let progress = ProgressLine()
+        var batch: [Note] = [], imported = 0, skipped = 0, commits = 0
+
+        func flush() throws {
+            guard !batch.isEmpty else { return }
+            do {
+                try store.save(batch, to: fork, message: "Import \(batch.count) notes")
+                imported += batch.count
+                commits += 1
+            } catch StoreError.recordTooLarge(let id, _, _) {
+                // Store the rest of the batch, reporting the note that is too large.
+                report("note \(id): larger than the record limit, not stored")
+                skipped += 1
+                let rest = batch.filter { !$0.id.utf8.elementsEqual(id.utf8) }
+                batch = rest
+                try flush()
+                return
+            }
+            batch = []
+            progress.show(done: imported + skipped, of: lines.count, label: "Importing")
+        }
+
+        for (index, line) in lines.enumerated() {
+            guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else { continue }
+            do {
+                batch.append(try decoder.decode(Note.self, from: Data(line)))
+            } catch {
+                skipped += 1
+                report("line \(index + 1): not a note (\(Self.reason(error)))")
+            }
+            if batch.count >= batchSize { try flush() }
+        }
+        try flush()
+        progress.finish()
+        print("Imported \(imported) note(s) in \(commits) commit(s)" + (skipped > 0 ? "; \(skipped) skipped." : "."))
+        if skipped > 0 { throw ExitCode.failure }
+    }
+
+    private func report(_ message: String) {
+        FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+    }
+
+    private static func reason(_ error: any Error) -> String {
+        switch error {
+        case DecodingError.keyNotFound(let key, _): "missing \(key.stringValue)"
+        case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
+            "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
+        case DecodingError.dataCorrupted: "not valid JSON"
+        default: "\(error)"
+        }
+    }
+}

@@ -1,0 +1,27 @@
+import ForkStoreExchange
+import Foundation
+
+/// A one-line progress display on standard error, shown only when it is a terminal, so
+/// pipes and logs stay clean.
+final class ProgressLine: Sendable {
+    private let enabled = isatty(STDERR_FILENO) == 1
+
+    func show(_ progress: TransferProgress) {
+        guard enabled else { return }
+        let verb = progress.direction == .fetch ? "Fetching" : "Pushing"
+        let total = progress.totalObjects > 0 ? "/\(progress.totalObjects)" : ""
+        let kilobytes = String(format: "%.1f", Double(progress.bytes) / 1024)
+        FileHandle.standardError.write(Data("\r\(verb): \(progress.objects)\(total) objects, \(kilobytes) KB\u{1B}[K".utf8))
+    }
+
+    /// A count display for long local work, such as an import.
+    func show(done: Int, of total: Int, label: String) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\(label): \(done)/\(total)\u{1B}[K".utf8))
+    }
+
+    func finish() {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\r\u{1B}[K".utf8))
+    }
+}

@@ -1,0 +1,34 @@
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("forknotes import")
+struct ForkNotesImportTests {
+    @Test func importsGoodLinesAndReportsTheRest() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        var lines: [String] = []
+        for index in 0..<2_500 {
+            lines.append(#"{"id":"n\#(index)","title":"Note \#(index)","body":"","tags":["t\#(index % 3)"],"done":false}"#)
+        }
+        lines.append(#"{"id":"../../x","title":"hostile","body":"b","tags":[],"done":true}"#)
+        lines.append(#"{"id":"Con","title":"device","body":"","tags":[],"done":false}"#)
+        lines.append(#"{"title":"no id","body":"","tags":[],"done":false}"#)
+        lines.append("not json at all")
+        lines.append("")
+        let file = cli.folder.child("notes.jsonl")
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        let result = try cli("import", "--store", cli.store, file)
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("Imported 2502 note(s) in 3 commit(s); 2 skipped."))
+        let problems = result.stderr.split(separator: "\n")
+        #expect(problems.count == 2)
+        #expect(problems.contains { $0.contains("line 2503") && $0.contains("missing id") })
+        #expect(problems.contains { $0.contains("line 2504") })
+        let notes = try cli.notes()
+        #expect(notes.count == 2502)
+        #expect(notes.contains { $0["id"] as? String == "../../x" && $0["done"] as? Bool == true })
+        #expect(try cli.ok("edit", "--store", cli.store, "../../x", "--title", "still addressable").isEmpty)
+    }
+}
