@@ -159,6 +159,11 @@ extension RecordStore {
         try engine.divergence(of: fork, from: other)
     }
 
+    /// Packs every loose object into one pack file now (writes also pack on their own, see
+    /// ``StoreOptions/packThreshold``). Returns how many objects were packed.
+    @discardableResult
+    public func pack() throws -> Int { try engine.pack() }
+
     /// Whether a fork exists.
     public func hasFork(_ fork: Fork) throws -> Bool { try engine.hasFork(fork) }
 }

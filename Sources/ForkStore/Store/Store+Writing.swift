@@ -101,6 +101,7 @@ extension Store {
                     } catch let error as GitError {
                         throw StoreError(error, during: "moving fork '\(fork)'")
                     }
+                    packIfDue(repository)
                     return (head, try Self.commit(target, in: repository))
                 }
                 throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
@@ -110,6 +111,35 @@ extension Store {
             changeHub.publish(StoreChange(fork: fork, commit: newHead.id, mergedFrom: mergedFrom, kind: publishedKind))
         }
         return result
+    }
+
+    /// The packing policy: every 64 writes, estimate the loose objects and pack them all when
+    /// there are more than ``StoreOptions/packThreshold``. Runs under the writer lock; a
+    /// failure is logged, never thrown, because the write itself has landed.
+    private func packIfDue(_ repository: Repository) {
+        let due = writesSincePackCheck.withLock { count -> Bool in
+            count += 1
+            guard count >= 64 else { return false }
+            count = 0
+            return true
+        }
+        guard due, repository.estimatedLooseObjectCount() > options.packThreshold else { return }
+        do {
+            let packed = try repository.packLooseObjects()
+            options.logger.debug("packed \(packed) loose objects")
+        } catch {
+            options.logger.notice("packing loose objects failed: \(error.message)")
+        }
+    }
+
+    /// Packs every loose object into one pack file now. Returns how many were packed.
+    @discardableResult
+    public func pack() throws -> Int {
+        try repository.withRepository { repository in
+            try writerLock.withLock {
+                try git("packing loose objects") { () throws(GitError) in try repository.packLooseObjects() }
+            }
+        }
     }
 
     /// How long a write waits for a git lock file held by someone else before failing.

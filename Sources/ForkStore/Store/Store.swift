@@ -32,6 +32,8 @@ public final class Store<Value: Resource>: Sendable {
     let repository: SerializedRepository
     let writerLock: WriterLock
     let changeHub = EventHub<StoreChange>()
+    /// Writes since the packing policy last looked at the object database.
+    let writesSincePackCheck = Mutex(0)
     let signature: Signature
 
     /// What the store holds: one value, or a record collection (see ``RecordStore``).
