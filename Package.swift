@@ -62,6 +62,12 @@ let package = Package(
             dependencies: ["ForkStore"],
             path: "Tests/Support"
         ),
+        // Record collection benchmarks against a raw-libgit2 baseline, printed as a table.
+        .executableTarget(
+            name: "forkstore-record-benchmarks",
+            dependencies: ["ForkStore", "ForkStoreGit"],
+            path: "Benchmarks/RecordTable"
+        ),
         // A writer process for the multi-process and crash tests.
         .executableTarget(
             name: "forkstore-stress-writer",

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Record collection benchmarks (release build), printed as a table: one-record commit and
+# read, a batch of 100, a 10-versus-10 merge, open, read all, peak memory, bytes per record,
+# a raw-libgit2 baseline for the one-record commit, and a one-record edit through forknotes.
+# Default sizes: 1000,10000,100000. CI runs: --sizes 1000,10000 --repeats 15.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+swift build -c release --product forknotes >&2
+swift build -c release --product forkstore-record-benchmarks >&2
+exec .build/release/forkstore-record-benchmarks "$@"
