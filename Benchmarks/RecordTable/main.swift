@@ -100,7 +100,9 @@ for size in sizes {
     for start in stride(from: 0, to: size, by: 10_000) {
         try store.save((start..<min(start + 10_000, size)).map { Item.make($0) }, message: "Load")
     }
+    let afterLoad = peakMemoryMB()
     try store.pack()
+    let afterPack = peakMemoryMB()
 
     let open = try median(repeats) { _ in _ = try RecordStore<Item>.open(at: path).head() }
     let commit = try median(repeats) { run in try store.save(Item.make(run * 7 % size, revision: run + 1)) }
@@ -118,8 +120,10 @@ for size in sizes {
         mergeSamples.append(try median(1) { _ in try store.mergeIntoMain(from: fork) })
     }
     let merge = mergeSamples.sorted()[2]
+    let beforeReadAll = peakMemoryMB()
     var count = 0
     let readAll = try median(3) { _ in count = try store.records().count }
+    FileHandle.standardError.write(Data("N=\(size): peak MB after load \(format(afterLoad)), after pack \(format(afterPack)), before read-all \(format(beforeReadAll)), after read-all \(format(peakMemoryMB()))\n".utf8))
 
     let signature = Signature(name: "bench", email: "bench@localhost")
     let baselinePath = "\(root)/raw\(size)"

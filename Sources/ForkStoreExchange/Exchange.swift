@@ -136,7 +136,7 @@ public final class Exchange<Value: Resource>: Sendable {
 extension Exchange where Value: Identifiable, Value.ID == String {
     /// An exchange for a record collection: merges with the remote go record by record.
     ///
-    /// ``store`` is then the collection's underlying store; use the ``RecordStore`` for reads
+    /// ``store`` is then the collection's underlying store; use the `RecordStore` for reads
     /// and writes.
     public convenience init(records: RecordStore<Value>, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
         self.init(store: records.engine, remote: remote, options: options)
