@@ -25,13 +25,27 @@ extension Repository {
         return sample * 64
     }
 
-    /// Writes every loose object into one new pack (with its index) and deletes the loose
-    /// files. Readers keep working throughout: an object is in the pack before its loose copy
-    /// goes. Returns how many objects were packed.
+    /// Objects per pack: libgit2's packbuilder holds every object it packs in memory, so
+    /// packing in slices keeps a large store's peak memory bounded.
+    package static let objectsPerPack = 16_384
+
+    /// Writes every loose object into new packs (with their indexes), at most
+    /// ``objectsPerPack`` objects each, and deletes the loose files. Readers keep working
+    /// throughout: an object is in a pack before its loose copy goes. Returns how many objects
+    /// were packed.
     @discardableResult
     package func packLooseObjects() throws(GitError) -> Int {
         let loose = looseObjects()
-        guard !loose.isEmpty else { return 0 }
+        var start = 0
+        while start < loose.count {
+            let slice = loose[start..<min(start + Self.objectsPerPack, loose.count)]
+            try pack(Array(slice))
+            start += slice.count
+        }
+        return loose.count
+    }
+
+    private func pack(_ loose: [(id: ObjectID, path: String)]) throws(GitError) {
         var builder: OpaquePointer?
         try check("git_packbuilder_new") { git_packbuilder_new(&builder, pointer) }
         defer { git_packbuilder_free(builder) }
@@ -44,6 +58,5 @@ extension Repository {
             try? FileManager.default.removeItem(atPath: object.path)
         }
         try check("git_odb_refresh") { git_odb_refresh(odb) }
-        return loose.count
     }
 }
