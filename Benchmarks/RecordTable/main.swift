@@ -127,7 +127,8 @@ for size in sizes {
         count = 0
         try store.forEachRecord { _ in count += 1 }
     }
-    FileHandle.standardError.write(Data("N=\(size): peak MB after load \(format(afterLoad)), after pack \(format(afterPack)), before read-all \(format(beforeReadAll)), after read-all \(format(peakMemoryMB()))\n".utf8))
+    let storePeak = peakMemoryMB()
+    FileHandle.standardError.write(Data("N=\(size): peak MB after load \(format(afterLoad)), after pack \(format(afterPack)), before read-all \(format(beforeReadAll)), after read-all \(format(storePeak))\n".utf8))
 
     let signature = Signature(name: "bench", email: "bench@localhost")
     let baselinePath = "\(root)/raw\(size)"
@@ -172,7 +173,7 @@ for size in sizes {
     rows.append([
         String(size), format(open), format(commit), format(baseline), format(commit / baseline) + "x",
         format(commit / (commitAtFirstSize ?? commit)) + "x", format(read), format(batch), format(merge),
-        format(merge / commit) + "x", format(readAll), String(count), format(peakMemoryMB()),
+        format(merge / commit) + "x", format(readAll), String(count), format(storePeak),
         String(bytesOnDisk(path) / size), format(forknotesEdit), format(forknotesEdit / (forknotesEditAtFirstSize ?? forknotesEdit)) + "x",
     ])
 }
@@ -188,4 +189,4 @@ func line(_ cells: [String]) -> String {
 print(line(header))
 print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
 for row in rows { print(line(row)) }
-print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak memory is the process's, cumulative")
+print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N)")

@@ -7,6 +7,9 @@ package enum Libgit2 {
         // Trees are read on every lookup by path; libgit2 caches only small ones by default.
         _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
         _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_COMMIT, 1 << 16)
+        // libgit2's cache is process-wide and may grow to 256 MB by default; a large record
+        // store touches tens of thousands of small trees, so keep it to 64 MB.
+        _ = forkstore_git_set_cache_max_size(64 << 20)
         return true
     }()
 
