@@ -7,6 +7,7 @@ import Testing
 /// The same shape as `Tally`, written by a newer build that knows model version 999.
 struct FutureTally: Resource, Mergeable, Equatable {
     static let modelVersion = 999
+    static let migrationPlan = MigrationPlan([.lightweight(from: 1, to: 999)])
     var items: [String]
 
     func merged(with subordinate: FutureTally, ancestor: FutureTally) throws -> FutureTally {

@@ -13,6 +13,7 @@ struct Doc: Resource, Equatable {
 /// The same stored shape one model version later.
 struct DocV2: Resource, Equatable {
     static let modelVersion = 2
+    static let migrationPlan = MigrationPlan([.lightweight(from: 1, to: 2)])
     var title: String
     var count: Int = 0
 }

@@ -53,6 +53,12 @@ public enum StoreError: Error, Sendable, Equatable {
     case fileSystem(path: String, reason: String)
     /// No record has this id on the fork.
     case recordNotFound(id: String, fork: String)
+    /// The resource type's ``MigrationPlan`` has a gap or does not reach its model version.
+    case invalidMigrationPlan(reason: String)
+    /// A commit is older than the oldest model version the migration plan can read.
+    case unsupportedModelVersion(found: Int, oldest: Int, commit: CommitID)
+    /// A migration stage threw while upgrading a commit's data.
+    case migrationFailed(commit: CommitID, path: String, fromVersion: Int, reason: String)
     /// A record's encoding is larger than ``StoreOptions/maximumRecordSize``; nothing was written.
     case recordTooLarge(id: String, size: Int, limit: Int)
 }
@@ -98,6 +104,12 @@ extension StoreError: CustomStringConvertible {
             "The repository failed during \(operation): \(reason)."
         case .fileSystem(let path, let reason):
             "File-system error at '\(path)': \(reason)."
+        case .invalidMigrationPlan(let reason):
+            "Invalid migration plan: \(reason)."
+        case .unsupportedModelVersion(let found, let oldest, let commit):
+            "Commit \(commit.short) holds data of model version \(found), older than the oldest version this app migrates (\(oldest))."
+        case .migrationFailed(let commit, let path, let fromVersion, let reason):
+            "Migrating '\(path)' of commit \(commit.short) from model version \(fromVersion) failed: \(reason)."
         case .recordNotFound(let id, let fork):
             "No record with id '\(id.escapedForMessages)' on fork '\(fork)'."
         case .recordTooLarge(let id, let size, let limit):

@@ -39,10 +39,20 @@ public enum JSONValue: Sendable, Hashable {
         }
     }
 
-    /// The value of `key` in an object, by exact UTF-8 comparison.
+    /// The value of `key` in an object, by exact UTF-8 comparison. Setting a value on an object
+    /// adds or replaces the member (keeping members sorted); setting nil removes it. Setting on
+    /// anything but an object does nothing.
     public subscript(key: String) -> JSONValue? {
-        guard case .object(let members) = self else { return nil }
-        return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+        get {
+            guard case .object(let members) = self else { return nil }
+            return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+        }
+        set {
+            guard case .object(var members) = self else { return }
+            members.removeAll { $0.key.utf8.elementsEqual(key.utf8) }
+            if let newValue { members.append(Member(key: key, value: newValue)) }
+            self = JSONValue.object(unsorted: members) ?? .object(members)
+        }
     }
 }
 

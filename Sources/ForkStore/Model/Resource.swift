@@ -17,4 +17,12 @@
 public protocol Resource: Codable, Sendable {
     /// The model version this build writes and the highest it can read. Starts at 1.
     static var modelVersion: Int { get }
+
+    /// How data written by older model versions is brought up to ``modelVersion``. The default
+    /// has no stages, which is right while ``modelVersion`` is 1.
+    static var migrationPlan: MigrationPlan { get }
+}
+
+extension Resource {
+    public static var migrationPlan: MigrationPlan { MigrationPlan() }
 }

@@ -157,6 +157,7 @@ struct RecordMerger<Record: Resource> {
 
     private func read(_ blob: ObjectID, path: String, commit: Commit) throws -> RecordEnvelope<Record> {
         let bytes = try git("reading \(path)", object: blob.hex) { () throws(GitError) in try repository.readBlob(blob) }
-        return try ValueCodec.decode(RecordEnvelope<Record>.self, from: bytes, commit: commit.id, path: path)
+        let current = try ValueCodec.migrated(bytes, for: Record.self, commit: commit, path: path, member: "record")
+        return try ValueCodec.decode(RecordEnvelope<Record>.self, from: current, commit: commit.id, path: path)
     }
 }

@@ -86,7 +86,8 @@ extension RecordStore {
         _ blob: ObjectID, path: String, commit: Commit, expecting id: String?, in repository: Repository
     ) throws -> Record {
         let bytes = try git("reading \(path)", object: blob.hex) { () throws(GitError) in try repository.readBlob(blob) }
-        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: bytes, commit: commit.id, path: path)
+        let current = try ValueCodec.migrated(bytes, for: Record.self, commit: commit, path: path, member: "record")
+        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: current, commit: commit.id, path: path)
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
             throw StoreError.undecodableValue(commit: commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")
         }

@@ -65,9 +65,17 @@ public final class RecordStore<Record: Resource & Identifiable>: Sendable where 
     public func changes() -> AsyncStream<StoreChange> { engine.changes() }
 }
 
-/// What a record blob holds: the exact id beside the record, so the file name never needs
-/// decoding.
-struct RecordEnvelope<Record: Codable>: Codable {
+/// What a record blob holds: the exact id beside the record (so the file name never needs
+/// decoding) and the model version that wrote it (a commit's tree keeps records written by
+/// older versions, so the commit's stamp does not say how each record is shaped).
+struct RecordEnvelope<Record: Resource>: Codable {
     var id: String
+    var modelVersion: Int?
     var record: Record
+
+    init(id: String, record: Record) {
+        self.id = id
+        self.modelVersion = Record.modelVersion
+        self.record = record
+    }
 }

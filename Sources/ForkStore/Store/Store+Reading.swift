@@ -77,7 +77,8 @@ extension Store {
         } catch {
             throw StoreError(error, during: "reading \(path) of \(commit.id.short)", object: entry.id.hex)
         }
-        let value = try ValueCodec.decode(Value.self, from: bytes, commit: commit.id, path: path)
+        let current = try ValueCodec.migrated(bytes, for: Value.self, commit: commit, path: path)
+        let value = try ValueCodec.decode(Value.self, from: current, commit: commit.id, path: path)
         return Snapshot(commit: commit, value: value)
     }
 
@@ -91,6 +92,10 @@ extension Store {
         }
         guard modelVersion <= Value.modelVersion else {
             throw StoreError.unknownModelVersion(found: modelVersion, known: Value.modelVersion, commit: commit.id)
+        }
+        let oldest = Value.migrationPlan.oldestVersion(current: Value.modelVersion)
+        guard modelVersion >= oldest || modelVersion == Value.modelVersion else {
+            throw StoreError.unsupportedModelVersion(found: modelVersion, oldest: oldest, commit: commit.id)
         }
     }
 

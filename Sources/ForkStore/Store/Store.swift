@@ -72,6 +72,7 @@ public final class Store<Value: Resource>: Sendable {
         } catch {
             throw StoreError.notAStore(path: path, reason: "it is not a bare git repository (\(error.message))")
         }
+        try Value.migrationPlan.validate(current: Value.modelVersion, type: String(describing: Value.self))
         let manifest = try Manifest.read(gitDirectory: repository.gitDirectory, storePath: path)
         guard manifest.resource == kind.rawValue else {
             let holds = manifest.resource == Manifest.Kind.records.rawValue

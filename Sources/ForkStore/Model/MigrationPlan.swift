@@ -1,0 +1,117 @@
+import Foundation
+
+/// What a migration stage knows about the data it upgrades.
+public struct MigrationContext: Sendable {
+    /// The commit the data was read from.
+    public let commit: CommitID
+    /// When that commit was made.
+    public let date: Date
+    /// The model version the data had before this stage.
+    public let fromVersion: Int
+}
+
+/// One step of a ``MigrationPlan``: upgrades stored JSON from model version `from` to `to`.
+///
+/// Stages work on the stored JSON, not on Swift types, so the app needs no copy of its old
+/// types to read old data.
+public struct MigrationStage: Sendable {
+    /// The version this stage reads.
+    public let from: Int
+    /// The version it produces.
+    public let to: Int
+    /// Whether the stage transforms data with app code (a custom stage) rather than only adding
+    /// defaults. Risky schema changes between `from` and `to` need a custom stage.
+    public let isCustom: Bool
+    let migrate: @Sendable (inout JSONValue, MigrationContext) throws -> Void
+
+    /// An additive change: properties added in `to` get these default values when the stored
+    /// object lacks them. New optional properties need no default.
+    public static func lightweight(from: Int, to: Int, defaults: [String: JSONValue] = [:]) -> MigrationStage {
+        MigrationStage(from: from, to: to, isCustom: false) { json, _ in
+            for (key, value) in defaults.sorted(by: { $0.key < $1.key }) where json[key] == nil {
+                json[key] = value
+            }
+        }
+    }
+
+    /// A change that transforms the stored data: renames, type changes, values computed from
+    /// others.
+    ///
+    /// ```swift
+    /// .custom(from: 1, to: 2) { json, context in
+    ///     let done = json["done"] == .bool(true)
+    ///     json["done"] = nil
+    ///     if done { json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate)) }
+    /// }
+    /// ```
+    public static func custom(
+        from: Int, to: Int, _ transform: @escaping @Sendable (inout JSONValue, MigrationContext) throws -> Void
+    ) -> MigrationStage {
+        MigrationStage(from: from, to: to, isCustom: true, migrate: transform)
+    }
+}
+
+/// The ordered stages that bring data written by older model versions up to the current one,
+/// in the spirit of SwiftData's `SchemaMigrationPlan` and GRDB's `DatabaseMigrator`.
+///
+/// ```swift
+/// struct Note: Resource {
+///     static let modelVersion = 3
+///     static let migrationPlan = MigrationPlan([
+///         .lightweight(from: 1, to: 2, defaults: ["pinned": .bool(false)]),
+///         .custom(from: 2, to: 3) { json, _ in … },
+///     ])
+/// }
+/// ```
+///
+/// Stages run when older commits are read and before a merge, so ancestor, ours and theirs are
+/// all in the current version when the merge strategy runs. Writes always stamp the current
+/// version. A plan with a gap, or a current version no stage reaches, is refused when the store
+/// is opened (``StoreError/invalidMigrationPlan(reason:)``).
+public struct MigrationPlan: Sendable {
+    /// The stages, in order.
+    public let stages: [MigrationStage]
+
+    /// A plan with these stages, in order.
+    public init(_ stages: [MigrationStage] = []) {
+        self.stages = stages
+    }
+
+    /// The oldest model version the plan can read: the first stage's `from`, or `current` when
+    /// there are no stages.
+    func oldestVersion(current: Int) -> Int {
+        relevantStages(current: current).first?.from ?? current
+    }
+
+    /// The stages up to `current` (a build running an older version ignores later ones).
+    private func relevantStages(current: Int) -> [MigrationStage] {
+        stages.filter { $0.to <= current }
+    }
+
+    /// Throws unless the stages chain without gaps up to `current`.
+    func validate(current: Int, type: String) throws(StoreError) {
+        let relevant = relevantStages(current: current)
+        for stage in stages where stage.from >= stage.to {
+            throw StoreError.invalidMigrationPlan(reason: "\(type): a stage goes from \(stage.from) to \(stage.to); stages must go up")
+        }
+        for (previous, next) in zip(relevant, relevant.dropFirst()) where previous.to != next.from {
+            throw StoreError.invalidMigrationPlan(
+                reason: "\(type): the stages jump from version \(previous.to) to \(next.from); add a stage from \(previous.to)")
+        }
+        if current > 1, relevant.last?.to != current {
+            let reached = relevant.last?.to
+            throw StoreError.invalidMigrationPlan(
+                reason: "\(type) declares model version \(current), but " + (reached.map { "the stages stop at version \($0)" } ?? "no stage reaches it")
+                    + "; add a stage to \(current) (a lightweight one for additive changes)")
+        }
+    }
+
+    /// Upgrades `json` from `version` to `current`.
+    func migrate(_ json: inout JSONValue, from version: Int, to current: Int, commit: Commit) throws {
+        var version = version
+        for stage in relevantStages(current: current) where stage.from == version {
+            try stage.migrate(&json, MigrationContext(commit: commit.id, date: commit.date, fromVersion: version))
+            version = stage.to
+        }
+    }
+}
