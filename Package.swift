@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ForkStoreMerge", targets: ["ForkStoreMerge"]),
         .library(name: "ForkStoreMergeTesting", targets: ["ForkStoreMergeTesting"]),
         .library(name: "ForkStoreExchange", targets: ["ForkStoreExchange"]),
+        .library(name: "ForkStoreMigrationTesting", targets: ["ForkStoreMigrationTesting"]),
         .executable(name: "forknotes", targets: ["forknotes"]),
     ],
     dependencies: [
@@ -43,6 +44,8 @@ let package = Package(
                 .product(name: "PropertyBased", package: "swift-property-based"),
             ]
         ),
+        // The migration-testing kit: history replay, fixtures, schema snapshots.
+        .target(name: "ForkStoreMigrationTesting", dependencies: ["ForkStore"]),
         // Sync with git remotes.
         .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "ForkStoreGit"]),
         // The sample sync CLI.
@@ -81,6 +84,10 @@ let package = Package(
         .testTarget(
             name: "ForkStoreMergeTests",
             dependencies: ["ForkStoreMerge", "ForkStoreMergeTesting", "ForkStoreTestSupport"]
+        ),
+        .testTarget(
+            name: "ForkStoreMigrationTests",
+            dependencies: ["ForkStoreMigrationTesting", "ForkStoreTestSupport"]
         ),
         .testTarget(
             name: "ForkStoreExchangeTests",

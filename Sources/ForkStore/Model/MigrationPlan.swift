@@ -22,12 +22,14 @@ public struct MigrationStage: Sendable {
     /// Whether the stage transforms data with app code (a custom stage) rather than only adding
     /// defaults. Risky schema changes between `from` and `to` need a custom stage.
     public let isCustom: Bool
+    /// For a lightweight stage, the defaults it fills in.
+    public let defaults: [String: JSONValue]
     let migrate: @Sendable (inout JSONValue, MigrationContext) throws -> Void
 
     /// An additive change: properties added in `to` get these default values when the stored
     /// object lacks them. New optional properties need no default.
     public static func lightweight(from: Int, to: Int, defaults: [String: JSONValue] = [:]) -> MigrationStage {
-        MigrationStage(from: from, to: to, isCustom: false) { json, _ in
+        MigrationStage(from: from, to: to, isCustom: false, defaults: defaults) { json, _ in
             for (key, value) in defaults.sorted(by: { $0.key < $1.key }) where json[key] == nil {
                 json[key] = value
             }
@@ -47,7 +49,7 @@ public struct MigrationStage: Sendable {
     public static func custom(
         from: Int, to: Int, _ transform: @escaping @Sendable (inout JSONValue, MigrationContext) throws -> Void
     ) -> MigrationStage {
-        MigrationStage(from: from, to: to, isCustom: true, migrate: transform)
+        MigrationStage(from: from, to: to, isCustom: true, defaults: [:], migrate: transform)
     }
 }
 
