@@ -5,7 +5,7 @@ import ForkStore
 struct ForkNotes: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "forknotes",
-        abstract: "A small notes app on ForkStore: notes versioned in git, with forks and merges.",
+        abstract: "A small notes app on ForkStore: notes versioned in git, with forks, merges and sync.",
         discussion: """
             Example:
               forknotes init --store notes
@@ -18,6 +18,7 @@ struct ForkNotes: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self, ImportCommand.self,
             ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
+            ReplayCommand.self, SchemaCommand.self,
             DemoCommand.self,
         ]
     )

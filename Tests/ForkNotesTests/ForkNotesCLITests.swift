@@ -38,7 +38,8 @@ struct ForkNotesCLITests {
         let notes = try cli.notes()
         #expect(notes.count == 1)
         let note = try #require(notes.first)
-        #expect(Set(note.keys) == ["id", "title", "body", "tags", "done"])
+        #expect(Set(note.keys).isSuperset(of: ["id", "title", "body", "tags", "done"]))
+        #expect(Set(note.keys).isSubset(of: ["id", "title", "body", "tags", "done", "completedAt", "due"]))
         #expect(note["title"] as? String == "Groceries!")
         #expect(note["body"] as? String == "milk")
         #expect(note["tags"] as? [String] == ["home", "urgent"])
@@ -49,7 +50,7 @@ struct ForkNotesCLITests {
         try cli.ok("rm", "--store", cli.store, id)
         #expect(try cli.notes().isEmpty)
         let log = try cli.ok("log", "--store", cli.store)
-        #expect(log.contains("Delete note \(id)") && log.contains("v1"))
+        #expect(log.contains("Delete note \(id)") && log.contains("v2"))
         let fsck = try git("--git-dir", cli.store, "fsck", "--strict")
         #expect(fsck.status == 0)
     }

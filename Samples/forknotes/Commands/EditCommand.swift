@@ -16,6 +16,11 @@ struct EditCommand: ParsableCommand {
     @Option(name: .customLong("add-tag"), help: "Add a tag; repeat for more.") var addTags: [String] = []
     @Option(name: .customLong("remove-tag"), help: "Remove a tag; repeat for more.") var removeTags: [String] = []
     @Flag(help: "Mark the note done (--done) or not done (--undone).") var state: DoneState?
+    @Option(help: ArgumentHelp("A due date, YYYY-MM-DD (model version 2).", valueName: "date")) var due: String?
+
+    func validate() throws {
+        if let due { _ = try DueDate.parse(due) }
+    }
 
     enum DoneState: String, EnumerableFlag {
         case done, undone
@@ -31,6 +36,7 @@ struct EditCommand: ParsableCommand {
                 note.tags.formUnion(addTags)
                 note.tags.subtract(removeTags)
                 if let state { note.done = state == .done }
+                if let due { note.due = try DueDate.parse(due) }
             }
         } catch StoreError.recordNotFound {
             throw NotesError.noteNotFound(id: id, fork: fork.name)

@@ -33,7 +33,7 @@ struct ImportCommand: ParsableCommand {
             throw ValidationError("Cannot read '\(file)'.")
         }
         let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
-        let decoder = JSONDecoder()
+        let decoder = NoteJSON.decoder
         let progress = ProgressLine()
         var batch: [Note] = [], imported = 0, skipped = 0, commits = 0
 
@@ -59,7 +59,7 @@ struct ImportCommand: ParsableCommand {
         for (index, line) in lines.enumerated() {
             guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else { continue }
             do {
-                batch.append(try decoder.decode(Note.self, from: Data(line)))
+                batch.append(try decoder.decode(NoteJSON.self, from: Data(line)).note)
             } catch {
                 skipped += 1
                 report("line \(index + 1): not a note (\(Self.reason(error)))")

@@ -1,0 +1,51 @@
+import Foundation
+
+/// The `list --json` and `import` form of a note: the five fields of version 1 (`done` stays a
+/// boolean), plus `completedAt` and `due` when set.
+struct NoteJSON: Codable {
+    var id: String
+    var title: String
+    var body: String
+    var tags: [String]
+    var done: Bool
+    var completedAt: Date?
+    var due: Date?
+
+    init(_ note: Note) {
+        id = note.id
+        title = note.title
+        body = note.body
+        tags = note.tags.sorted()
+        done = note.done
+        completedAt = note.completedAt
+        due = note.due
+    }
+
+    /// The note this line describes; a line with `done: true` and no `completedAt` is
+    /// completed now.
+    var note: Note {
+        var note = Note(id: id, title: title, body: body, tags: Set(tags), done: done, due: due)
+        if let completedAt { note.completedAt = completedAt }
+        return note
+    }
+
+    static var encoder: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .iso8601
+        return encoder
+    }
+
+    static var decoder: JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        return decoder
+    }
+}
+
+/// Writes notes as the `list --json` array.
+enum NotesJSON {
+    static func encode(_ notes: [Note]) throws -> String {
+        String(decoding: try NoteJSON.encoder.encode(notes.map(NoteJSON.init)), as: UTF8.self)
+    }
+}
