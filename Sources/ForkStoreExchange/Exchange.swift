@@ -90,7 +90,9 @@ public final class Exchange<Value: Resource>: Sendable {
         tasks.withLock { $0.append(task) }
     }
 
-    /// Syncs after local changes to `main`, once they have been quiet for `quietPeriod`.
+    /// Syncs after local changes to `main`, once they have been quiet for `quietPeriod`. A sync
+    /// that fails on something transient (offline, a lost race) is retried with backoff, a few
+    /// times, so a change is not left behind until the next one.
     public func syncAfterChanges(quietPeriod: Duration = .seconds(2)) {
         let changes = store.changes()
         let task = Task { [weak self] in
@@ -99,8 +101,17 @@ public final class Exchange<Value: Resource>: Sendable {
                 pending?.cancel()
                 pending = Task { [weak self] in
                     try? await Task.sleep(for: quietPeriod)
-                    guard !Task.isCancelled, let self else { return }
-                    _ = try? await self.sync()
+                    for attempt in 1...5 {
+                        guard !Task.isCancelled, let self else { return }
+                        do {
+                            try await self.sync()
+                            return
+                        } catch let error as ExchangeError where error.isTransient {
+                            try? await Task.sleep(for: self.options.backoff(attempt: attempt))
+                        } catch {
+                            return
+                        }
+                    }
                 }
                 if self == nil { break }
             }

@@ -33,7 +33,7 @@ struct SchedulingTests {
         try await Task.sleep(for: .milliseconds(50))
         try store.add("first")
         try store.add("second")
-        #expect(try await eventually { try lab.remoteItems() == ["first", "second"] })
+        #expect(try await eventually { try lab.remoteItems() == ["first", "second"] }, "\(exchange.status)")
     }
 
     @Test func periodicSyncBacksOffWhileOfflineAndRecovers() async throws {
