@@ -145,14 +145,34 @@ struct ForkNotesCLITests {
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")
         }
         #expect(try cli("--help").stdout.contains("Exit codes"))
+        #expect(try cli("sync", "--help").stdout.replacingOccurrences(of: "\n", with: " ").contains("3 offline"))
+        for sub in ["create", "list", "delete"] {
+            #expect(try cli("fork", sub, "--help").stdout.contains("Example"), "no example in fork \(sub) --help")
+        }
     }
 
     @Test func theDemoRuns() throws {
         let cli = ForkNotes()
         let demo = try cli.ok("demo")
-        #expect(demo.contains("Merge 'phone' into main") || demo.contains("Merge fork 'phone'"))
-        #expect(demo.contains("#blue #green"))
+        #expect(demo.contains("== 1.") && demo.contains("== 5."))
+        #expect(demo.contains("demo-note  [x]  Ship it today  #blue #green"))
         #expect(demo.contains("Fork yeah!!!"))
-        #expect(demo.contains("up to date"))
+        #expect(demo.contains("(exit 4)") && demo.contains("model version 2") && demo.contains("knows model version 1"))
+    }
+}
+
+@Suite("forknotes JSON output")
+struct ForkNotesJSONTests {
+    @Test func logAndForkListHaveJSON() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        try cli.ok("add", "--store", cli.store, "--title", "x")
+        try cli.ok("fork", "create", "--store", cli.store, "phone")
+        let log = try JSONSerialization.jsonObject(with: Data(try cli.ok("log", "--store", cli.store, "--json").utf8)) as? [[String: Any]]
+        #expect(log?.count == 2)
+        #expect(log?.first?["modelVersion"] as? Int == 2)
+        #expect((log?.first?["trailers"] as? [String: String])?["Format-Version"] == "1")
+        let forks = try JSONSerialization.jsonObject(with: Data(try cli.ok("fork", "list", "--store", cli.store, "--json").utf8)) as? [String]
+        #expect(forks == ["main", "phone"])
     }
 }

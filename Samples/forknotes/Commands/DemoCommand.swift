@@ -6,11 +6,11 @@ import Foundation
 struct DemoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "demo",
-        abstract: "Run a short scripted story: forks and merges, then two replicas syncing.",
+        abstract: "Run a short scripted story: two replicas edit the same note, sync, merge; then an old build halts.",
         discussion: """
             Example: forknotes demo
-            Works in a temporary folder with a local bare repository as the remote (no server
-            needed); the folder is removed afterwards unless --keep is given.
+            Works in a temporary folder with a local bare git repository as the remote (no
+            server needed); the folder is removed afterwards unless --keep is given.
             """)
 
     @Flag(help: "Keep the temporary folder and print its path.") var keep = false
@@ -21,74 +21,90 @@ struct DemoCommand: AsyncParsableCommand {
         defer {
             if !keep { try? FileManager.default.removeItem(at: folder) }
         }
-        let laptopPath = folder.appendingPathComponent("laptop.notes").path
+        func path(_ name: String) -> String { folder.appendingPathComponent(name).path }
         let id = "demo-note"
 
-        heading("1. A store with one note")
-        let laptop = try RecordStore<Note>.create(at: laptopPath)
+        heading("1. A laptop and a phone share a remote (a bare git repository)")
+        // Every store is a bare git repository, so a fresh store serves as the remote.
+        _ = try RecordStore<Note>.create(at: path("remote.git"))
+        let remote = try Remote(path("remote.git"))
+        let laptop = try RecordStore<Note>.create(at: path("laptop.notes"))
+        let phone = try RecordStore<Note>.create(at: path("phone.notes"))
+        let laptopSync = Exchange(records: laptop, remote: remote)
+        let phoneSync = Exchange(records: phone, remote: remote)
         try laptop.save(Note(id: id, title: "Ship it", body: "Fork Yeah", tags: ["red", "blue"]), message: "Add note \(id)")
-        try show(laptop, .main)
+        try await laptopSync.sync()
+        try await phoneSync.sync()
+        print("laptop wrote a note and synced; the phone synced and has it:")
+        try show(phone)
 
-        heading("2. Fork 'phone' and edit both sides")
-        let phone = try Fork("phone")
-        try laptop.createFork(phone)
-        try laptop.update(id, message: "Edit note \(id) on main") { note in
+        heading("2. Both edit the same note while offline")
+        try laptop.update(id, message: "Edit on the laptop") { note in
             note.title = "Ship it today"
             note.body = "Fork Yeah!!!"
             note.tags.remove("red")
         }
-        try laptop.update(id, in: phone, message: "Edit note \(id) on the phone") { note in
+        try phone.update(id, message: "Edit on the phone") { note in
             note.body = "Fork yeah"
             note.tags.insert("green")
             note.done = true
         }
-        print("main:")
-        try show(laptop, .main)
-        print("phone:")
-        try show(laptop, phone)
-
-        heading("3. Merge 'phone' into main: text, tags and done merge property by property")
-        if case .merged(let commit, let conflicts) = try laptop.mergeIntoMain(from: phone) {
-            print("merge commit \(commit.id.short); strategies: \(commit.trailer("Merge-Strategies") ?? "none"); conflicts: \(conflicts.count)")
-        }
-        try show(laptop, .main)
-        print("Merging again changes nothing: \(try laptop.mergeIntoMain(from: phone) == .upToDate ? "up to date" : "merged again?")")
-
-        heading("4. Two replicas sync through a bare git repository")
-        // Every store is a bare git repository, so a fresh store serves as the remote.
-        let remote = folder.appendingPathComponent("remote.git").path
-        _ = try RecordStore<Note>.create(at: remote)
-        let desktop = try RecordStore<Note>.create(at: folder.appendingPathComponent("desktop.notes").path)
-        let laptopSync = Exchange(records: laptop, remote: try Remote(remote))
-        let desktopSync = Exchange(records: desktop, remote: try Remote(remote))
-        try await laptopSync.sync()
-        try await desktopSync.sync()
-        try desktop.update(id, message: "Rename on the desktop") { $0.title = "Ship it this week" }
-        try laptop.save(Note(id: "groceries", title: "Groceries", body: "milk", tags: ["home"]), message: "Add groceries")
-        let fromDesktop = try await desktopSync.sync()
-        let fromLaptop = try await laptopSync.sync()
-        try await desktopSync.sync()
-        print("desktop pushed \(fromDesktop.pushedCommits) commit(s); laptop fetched \(fromLaptop.fetchedCommits), pushed \(fromLaptop.pushedCommits)")
         print("laptop:")
-        try show(laptop, .main)
-        print("desktop:")
-        try show(desktop, .main)
+        try show(laptop)
+        print("phone:")
+        try show(phone)
 
-        heading("5. History of the laptop's main (git log works too)")
+        heading("3. Sync both ways: text, tags and done merge property by property")
+        let first = try await laptopSync.sync()
+        let second = try await phoneSync.sync()
+        try await laptopSync.sync()
+        print("laptop pushed \(first.pushedCommits) commit(s); phone fetched \(second.fetchedCommits), merged, pushed \(second.pushedCommits); conflicts: \(second.conflicts.count)")
+        print("laptop:")
+        try show(laptop)
+        print("phone:")
+        try show(phone)
+
+        heading("4. The laptop's history (git log reads it too)")
         for commit in try laptop.history(of: .main) {
             print(LogCommand.line(for: commit))
         }
+
+        heading("5. An old build (model version 1) meets this version-2 data")
+        try await haltAnOldBuild(store: path("old-phone.notes"), remote: path("remote.git"))
+
         if keep {
-            print("\nThe stores are in \(folder.path)\nTry: git -C \(laptopPath) log --format=%B main")
+            print("\nThe stores are in \(folder.path)\nTry: git --git-dir \(path("laptop.notes")) log --format=%B main")
         }
+    }
+
+    /// Runs this binary as a version-1 build against the remote, so the halt is the real one a
+    /// user of an old app version would see.
+    private func haltAnOldBuild(store: String, remote: String) async throws {
+        let binary = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().path
+        let environment = ProcessInfo.processInfo.environment.merging(["FORKNOTES_MODEL_VERSION": "1"]) { _, new in new }
+        for arguments in [["init", "--store", store, "--remote", remote], ["sync", "--store", store]] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binary)
+            process.arguments = arguments
+            process.environment = environment
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = output
+            try process.run()
+            let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            print("$ FORKNOTES_MODEL_VERSION=1 forknotes \(arguments[0]) …   (exit \(process.terminationStatus))")
+            print(text.split(separator: "\n").map { "  " + $0 }.joined(separator: "\n"))
+        }
+        print("The old build halted instead of reading data it does not understand; its local notes are untouched.")
     }
 
     private func heading(_ text: String) {
         print("\n== \(text)")
     }
 
-    private func show(_ store: RecordStore<Note>, _ fork: Fork) throws {
-        for note in try store.records(in: fork).sorted(by: { $0.id < $1.id }) {
+    private func show(_ store: RecordStore<Note>) throws {
+        for note in try store.records().sorted(by: { $0.id < $1.id }) {
             print("  " + note.card.replacingOccurrences(of: "\n", with: "\n  "))
         }
     }

@@ -28,10 +28,14 @@ struct ForkCommand: ParsableCommand {
             discussion: "Example: forknotes fork list --store notes")
 
         @OptionGroup var location: StoreLocation
+        @Flag(help: "Print a JSON array of names.") var json = false
 
         func run() throws {
-            for fork in try location.open().forks() {
-                print(fork.name)
+            let forks = try location.open().forks().map(\.name)
+            if json {
+                print(String(decoding: try NoteJSON.encoder.encode(forks), as: UTF8.self))
+            } else {
+                forks.forEach { print($0) }
             }
         }
     }

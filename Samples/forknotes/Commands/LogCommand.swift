@@ -6,17 +6,36 @@ struct LogCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "log",
         abstract: "Show a fork's history, newest first.",
-        discussion: "Example: forknotes log --store notes --fork phone --limit 5")
+        discussion: "Example: forknotes log --store notes --fork phone --limit 5 --json")
 
     @OptionGroup var location: StoreLocation
     @OptionGroup var selection: ForkSelection
     @Option(help: "Show at most this many commits.") var limit: Int?
+    @Flag(help: "Print JSON: id, parents, date, modelVersion, subject and trailers per commit.") var json = false
+
+    struct Entry: Encodable {
+        var id: String
+        var parents: [String]
+        var date: Date
+        var modelVersion: Int?
+        var subject: String
+        var trailers: [String: String]
+    }
 
     func run() throws {
         let store = try location.open()
-        for commit in try store.history(of: try selection.parsed(), limit: limit) {
-            print(LogCommand.line(for: commit))
+        let history = try store.history(of: try selection.parsed(), limit: limit)
+        guard json else {
+            for commit in history { print(LogCommand.line(for: commit)) }
+            return
         }
+        let entries = history.map { commit in
+            Entry(
+                id: commit.id.hex, parents: commit.parents.map(\.hex), date: commit.date, modelVersion: commit.modelVersion,
+                subject: commit.subject,
+                trailers: Dictionary(commit.trailers.map { ($0.key, $0.value) }, uniquingKeysWith: { first, _ in first }))
+        }
+        print(String(decoding: try NoteJSON.encoder.encode(entries), as: UTF8.self))
     }
 
     static func line(for commit: Commit) -> String {

@@ -10,9 +10,11 @@ struct SyncCommand: AsyncParsableCommand {
         discussion: """
             Example: forknotes sync --store notes --remote git://127.0.0.1/notes.git
             The remote is the one given to 'init --remote' unless --remote overrides it.
-            Credentials come from the environment: FORKNOTES_USERNAME with FORKNOTES_PASSWORD
-            (a password or token), or FORKNOTES_SSH_KEY (a private key file). FORKNOTES_HOST_KEY
+
+            Credentials come from the environment: FORKNOTES_USERNAME with FORKNOTES_PASSWORD \
+            (a password or token), or FORKNOTES_SSH_KEY (a private key file). FORKNOTES_HOST_KEY \
             pins an ssh host key (SHA256:...); FORKNOTES_INSECURE=1 trusts any server (tests only).
+
             \(ExitCodes.summary)
             """)
 
