@@ -87,11 +87,7 @@ extension RecordStore {
                 encoded.append((id, path, nil, change.deletesOwnSave))
                 continue
             }
-            let bytes = try ValueCodec.encode(RecordEnvelope(id: id, record: record))
-            guard bytes.count <= options.maximumRecordSize else {
-                throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: options.maximumRecordSize)
-            }
-            encoded.append((id, path, bytes, false))
+            encoded.append((id, path, try encode(record, id: id), false))
         }
         let outcome = try engine.advance(fork, kind: .committed) { repository, head in
             try Store<Record>.checkStamps(of: head)
@@ -140,10 +136,7 @@ extension RecordStore {
             }) else { throw StoreError.recordNotFound(id: id, fork: fork.name) }
             var record = try Self.decode(entry.id, path: path, commit: head, expecting: id, in: repository)
             try change(&record)
-            let bytes = try ValueCodec.encode(RecordEnvelope(id: id, record: record))
-            guard bytes.count <= options.maximumRecordSize else {
-                throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: options.maximumRecordSize)
-            }
+            let bytes = try encode(record, id: id)
             let tree = try git("writing record \(id)") { () throws(GitError) in
                 try repository.updatedTree(from: head.tree, applying: [.upsert(path: path, blob: try repository.writeBlob(bytes))])
             }
@@ -152,6 +145,15 @@ extension RecordStore {
             return .commit(tree: tree, parents: [head.id.objectID], message: text)
         }
         return outcome.newHead ?? outcome.oldHead
+    }
+
+    /// A record's blob, refused when it is larger than ``StoreOptions/maximumRecordSize``.
+    private func encode(_ record: Record, id: String) throws -> [UInt8] {
+        let bytes = try ValueCodec.encode(RecordEnvelope(id: id, record: record))
+        guard bytes.count <= options.maximumRecordSize else {
+            throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: options.maximumRecordSize)
+        }
+        return bytes
     }
 
     /// How many commits `fork` has that `other` lacks, and the reverse.
