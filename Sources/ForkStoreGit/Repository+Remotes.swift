@@ -1,4 +1,5 @@
 import CLibGit2
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -18,15 +19,6 @@ private final class CallbackState {
     }
 }
 
-extension String {
-    fileprivate func trimmingWhitespace() -> String {
-        var slice = Substring(self)
-        while slice.first?.isWhitespace == true { slice.removeFirst() }
-        while slice.last?.isWhitespace == true { slice.removeLast() }
-        return String(slice)
-    }
-}
-
 extension CallbackState {
     /// Runs a transfer, adding what the server said on the sideband to any failure, since
     /// libgit2's own message ("early EOF") often hides the server's reason.
@@ -36,7 +28,7 @@ extension CallbackState {
         } catch {
             let said = remoteMessages
                 .split(whereSeparator: { $0 == "\n" || $0 == "\r" })
-                .map { String($0).trimmingWhitespace() }
+                .map { String($0).trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && !$0.hasPrefix("Counting") && !$0.hasPrefix("Compressing") && !$0.hasPrefix("Enumerating") && !$0.hasPrefix("Total") }
             guard !said.isEmpty else { throw error }
             throw GitError(

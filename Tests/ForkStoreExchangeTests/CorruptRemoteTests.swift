@@ -24,12 +24,8 @@ struct CorruptRemoteTests {
         let (reader, readerSync) = try lab.replica("reader", url: daemon.url("remote.git"))
         try reader.add("local")
         let mainBefore = try reader.head()
-        await #expect {
-            try await readerSync.sync()
-        } throws: { error in
-            guard case ExchangeError.corruptData(_, let reason) = error else { return false }
-            return reason.contains("corrupt")
-        }
+        let error = await expectSync(readerSync, failsWith: "corruptData")
+        #expect(error.map { "\($0)".contains("is corrupt") } == true)
         #expect(readerSync.status.state == .failed)
         #expect(try reader.head() == mainBefore)
         #expect(try reader.items() == ["local"])

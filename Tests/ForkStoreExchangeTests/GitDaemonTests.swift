@@ -20,12 +20,7 @@ struct GitDaemonTests {
         try await exchange.sync()
         daemon.stop()
         try store.add("during-outage")
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.offline = error else { return false }
-            return true
-        }
+        await expectSync(exchange, failsWith: "offline")
         #expect(exchange.status.state == .offline)
         try daemon.start()
         try await exchange.sync()
@@ -38,12 +33,7 @@ struct GitDaemonTests {
         let daemon = try GitDaemon(basePath: lab.folder.path)
         let (store, exchange) = try lab.replica("one", url: daemon.url("nothing-here.git"))
         try store.add("kept")
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.notARepository = error else { return false }
-            return true
-        }
+        await expectSync(exchange, failsWith: "notARepository")
         #expect(try store.items() == ["kept"])
     }
 
@@ -55,12 +45,8 @@ struct GitDaemonTests {
         let daemon = try GitDaemon(basePath: lab.folder.path)
         let (store, exchange) = try lab.replica("one", url: daemon.url("remote.git"))
         try store.add("refused")
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.transport(_, let reason) = error else { return false }
-            return reason.contains("refused")
-        }
+        let error = await expectSync(exchange, failsWith: "transport")
+        #expect(error.map { "\($0)".contains("refused the push") } == true)
         #expect(exchange.status.state == .failed)
         #expect(try lab.remoteItems().isEmpty)
     }

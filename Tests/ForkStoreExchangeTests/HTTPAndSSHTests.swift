@@ -29,12 +29,8 @@ struct HTTPAndSSHTests {
             server.url("remote.git", authenticated: true),
             credentials: .userPassword(username: SmartHTTPServer.username, password: wrong)))
         try store.add("more")
-        await #expect {
-            try await bad.sync()
-        } throws: { error in
-            guard case ExchangeError.authenticationFailed = error else { return false }
-            return !error.localizedDescription.contains(wrong) && !String(describing: error).contains(wrong)
-        }
+        let refused = await expectSync(bad, failsWith: "authenticationFailed")
+        #expect(refused.map { !$0.localizedDescription.contains(wrong) && !"\($0)".contains(wrong) } == true)
         #expect(bad.status.state == .failed)
         // No credentials at all: also an authentication failure, not a hang.
         let anonymous = Exchange(store: store, remote: try Remote(server.url("remote.git", authenticated: true)))
@@ -48,12 +44,7 @@ struct HTTPAndSSHTests {
         let lab = try SyncLab()
         let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
         let (_, exchange) = try lab.replica("one", url: server.url("missing.git"))
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.notARepository = error else { return false }
-            return true
-        }
+        await expectSync(exchange, failsWith: "notARepository")
     }
 
     @Test func replicasConvergeOverSSHWithAPinnedHostKey() async throws {
@@ -73,22 +64,12 @@ struct HTTPAndSSHTests {
         let wrongPin = Exchange(store: store, remote: try Remote(
             server.url(lab.remotePath), credentials: key,
             trust: .pinnedHostKey(fingerprint: "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")))
-        await #expect {
-            try await wrongPin.sync()
-        } throws: { error in
-            guard case ExchangeError.serverNotTrusted = error else { return false }
-            return true
-        }
+        await expectSync(wrongPin, failsWith: "serverNotTrusted")
         let unauthorized = Exchange(store: store, remote: try Remote(
             server.url(lab.remotePath),
             credentials: .sshKey(username: server.user, privateKey: server.otherKey, publicKey: server.otherKey + ".pub"),
             trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint)))
-        await #expect {
-            try await unauthorized.sync()
-        } throws: { error in
-            guard case ExchangeError.authenticationFailed = error else { return false }
-            return true
-        }
+        await expectSync(unauthorized, failsWith: "authenticationFailed")
         #expect(try lab.remoteItems().isEmpty)
     }
 }

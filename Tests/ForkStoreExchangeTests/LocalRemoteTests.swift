@@ -70,12 +70,7 @@ struct LocalRemoteTests {
         let lab = try SyncLab(createRemote: false)
         let (store, exchange) = try lab.replica("one")
         try store.add("while-offline")
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.offline = error else { return false }
-            return true
-        }
+        await expectSync(exchange, failsWith: "offline")
         #expect(exchange.status.state == .offline)
         #expect(exchange.status.lastError != nil)
         try store.add("still-writing")
@@ -93,12 +88,7 @@ struct LocalRemoteTests {
         let (store, exchange) = try lab.replica("one")
         try store.add("kept")
         let before = try store.forks()
-        await #expect {
-            try await exchange.sync()
-        } throws: { error in
-            guard case ExchangeError.notARepository = error else { return false }
-            return true
-        }
+        await expectSync(exchange, failsWith: "notARepository")
         #expect(exchange.status.state == .failed)
         #expect(try store.forks() == before)
         #expect(try store.items() == ["kept"])

@@ -59,3 +59,25 @@ final class SyncLab: Sendable {
         return try JSONDecoder().decode(Tally.self, from: Data(shown.stdout.utf8)).items
     }
 }
+
+extension ExchangeError {
+    /// The name of the case, e.g. `offline`, for tests that check the kind of failure.
+    var caseName: String {
+        Mirror(reflecting: self).children.first?.label ?? String(describing: self)
+    }
+}
+
+/// Runs one sync that must fail with the named kind of error; returns the error for further checks.
+@discardableResult
+func expectSync<Value>(
+    _ exchange: Exchange<Value>, failsWith caseName: String, sourceLocation: SourceLocation = #_sourceLocation
+) async -> ExchangeError? {
+    do {
+        try await exchange.sync()
+        Issue.record("the sync succeeded; expected \(caseName)", sourceLocation: sourceLocation)
+        return nil
+    } catch {
+        #expect(error.caseName == caseName, "\(error)", sourceLocation: sourceLocation)
+        return error
+    }
+}

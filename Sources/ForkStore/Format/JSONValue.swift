@@ -57,6 +57,19 @@ public enum JSONValue: Sendable, Hashable {
 }
 
 extension JSONValue {
+    /// Lines up the members of several objects by key: every key that any of them has, once
+    /// (compared by UTF-8 bytes), in canonical order, with each object's value or nil.
+    package static func alignedMembers(_ objects: [Member]...) -> [(key: String, values: [JSONValue?])] {
+        var byKey: [[UInt8]: (key: String, values: [JSONValue?])] = [:]
+        for (index, members) in objects.enumerated() {
+            for member in members {
+                let bytes = Array(member.key.utf8)
+                byKey[bytes, default: (member.key, Array(repeating: nil, count: objects.count))].values[index] = member.value
+            }
+        }
+        return byKey.sorted { $0.key.lexicographicallyPrecedes($1.key) }.map(\.value)
+    }
+
     /// Builds an object from members in any order, sorting them canonically.
     /// Returns nil if two members have the same key.
     static func object(unsorted members: [Member]) -> JSONValue? {

@@ -23,13 +23,14 @@ enum ValueCodec {
         _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
     ) throws(StoreError) -> Value {
         do {
-            _ = try CanonicalJSON.parse(bytes)
-        } catch {
-            throw StoreError.invalidJSON(commit: commit, path: path, reason: error.description)
-        }
-        do {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {
+            // Only a failure pays for the strict parse that tells bad JSON from a wrong shape.
+            do {
+                _ = try CanonicalJSON.parse(bytes)
+            } catch {
+                throw StoreError.invalidJSON(commit: commit, path: path, reason: error.description)
+            }
             throw StoreError.undecodableValue(commit: commit, path: path, reason: describe(error))
         }
     }

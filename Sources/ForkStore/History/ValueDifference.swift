@@ -40,16 +40,9 @@ public struct ValueDifference: Sendable, Hashable, CustomStringConvertible {
         case (nil, .some): return [ValueDifference(path: path, kind: .added, old: nil, new: new)]
         case (.some, nil): return [ValueDifference(path: path, kind: .removed, old: old, new: nil)]
         case (.object(let before), .object(let after)):
-            var differences: [ValueDifference] = []
-            var keys: [String] = []
-            for member in before + after where !keys.contains(where: { $0.utf8.elementsEqual(member.key.utf8) }) {
-                keys.append(member.key)
+            return JSONValue.alignedMembers(before, after).flatMap { member in
+                between(member.values[0], member.values[1], at: path + [member.key])
             }
-            keys.sort { $0.utf8.lexicographicallyPrecedes($1.utf8) }
-            for key in keys {
-                differences += between(old?[key], new?[key], at: path + [key])
-            }
-            return differences
         case (.array(let before), .array(let after)):
             var differences: [ValueDifference] = []
             for index in 0..<max(before.count, after.count) {

@@ -47,7 +47,9 @@ struct RecordMerger<Record: Resource> {
         let bases = try mergeBases(ours, theirs)
         // A virtual base is an internal step: its conflicts are not the app's to see.
         let base = try MergeContext.$current.withValue(nil) { try virtualBase(bases) }
-        return try threeWay(base: base, dominant: dominant, subordinate: subordinate, onto: ours.tree)
+        return try merge(
+            baseTree: base, dominantTree: dominant.tree, subordinateTree: subordinate.tree,
+            dominant: dominant, subordinate: subordinate, onto: ours.tree)
     }
 
     private func mergeBases(_ one: Commit, _ two: Commit) throws -> [Commit] {
@@ -64,19 +66,11 @@ struct RecordMerger<Record: Resource> {
         var tree = first.tree
         for base in bases.dropFirst() {
             let inner = try virtualBase(try mergeBases(first, base))
-            tree = try threeWay(baseTree: inner, dominantTree: tree, subordinate: base, dominantCommit: first)
+            tree = try merge(
+                baseTree: inner, dominantTree: tree, subordinateTree: base.tree,
+                dominant: first, subordinate: base, onto: tree)
         }
         return tree
-    }
-
-    private func threeWay(base: ObjectID?, dominant: Commit, subordinate: Commit, onto ours: ObjectID) throws -> ObjectID {
-        try merge(baseTree: base, dominantTree: dominant.tree, subordinateTree: subordinate.tree,
-                  dominant: dominant, subordinate: subordinate, onto: ours)
-    }
-
-    private func threeWay(baseTree: ObjectID?, dominantTree: ObjectID, subordinate: Commit, dominantCommit: Commit) throws -> ObjectID {
-        try merge(baseTree: baseTree, dominantTree: dominantTree, subordinateTree: subordinate.tree,
-                  dominant: dominantCommit, subordinate: subordinate, onto: dominantTree)
     }
 
     private func merge(

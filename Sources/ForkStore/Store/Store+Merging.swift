@@ -89,7 +89,7 @@ extension Store {
 
     /// Refuses a merge that would bring in a commit this build cannot read, even one it
     /// would only fast-forward over: the fork would otherwise hold data the app cannot open.
-    static func checkStamps(ofCommitsIn head: ObjectID, notIn base: ObjectID, repository: Repository) throws {
+    static func checkStamps(ofCommitsIn head: ObjectID, notIn base: ObjectID?, repository: Repository) throws {
         let incoming = try git("listing the commits to merge") { () throws(GitError) in
             try repository.walk(from: head, hiding: base)
         }

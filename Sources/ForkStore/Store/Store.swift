@@ -188,12 +188,6 @@ extension Store {
     /// Throws unless this build can read every commit reachable from `head` but not from
     /// `base`, for the exchange's halt check.
     package static func checkIncoming(_ head: ObjectID, notIn base: ObjectID?, in repository: Repository) throws {
-        guard let base else {
-            for id in try git("listing incoming commits", { () throws(GitError) in try repository.walk(from: head) }) {
-                try checkStamps(of: commit(id, in: repository))
-            }
-            return
-        }
         try checkStamps(ofCommitsIn: head, notIn: base, repository: repository)
     }
 

@@ -126,17 +126,10 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
             case .object(let mine)? = try? Self.json(dominant),
             case .object(let theirs)? = try? Self.json(subordinate)
         else { return dominant }
-        func lookup(_ members: [JSONValue.Member], _ key: String) -> JSONValue? {
-            members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
-        }
         var merged: [JSONValue.Member] = []
         var changed = false
-        var keys: [String] = []
-        for member in mine + theirs + base where !keys.contains(where: { $0.utf8.elementsEqual(member.key.utf8) }) {
-            keys.append(member.key)
-        }
-        for key in keys {
-            let a = lookup(base, key), d = lookup(mine, key), s = lookup(theirs, key)
+        for member in JSONValue.alignedMembers(base, mine, theirs) {
+            let key = member.key, a = member.values[0], d = member.values[1], s = member.values[2]
             var value = d
             if !named.contains(key), d != s, s != a {
                 if d == a {
@@ -152,7 +145,7 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
             if let value { merged.append(JSONValue.Member(key: key, value: value)) }
         }
         guard changed else { return dominant }
-        let object = JSONValue.object(merged.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+        let object = JSONValue.object(merged)  // already in canonical order
         return try JSONDecoder().decode(Root.self, from: Data(CanonicalJSON.serialize(object)))
     }
 
