@@ -3,12 +3,6 @@ import ForkStoreGit
 import Foundation
 
 extension Exchange {
-    /// The references the exchange writes besides `cloud`: where a fetch lands before its
-    /// commits are checked.
-    static var incomingReference: String { "refs/forkstore/incoming" }
-    /// The exact commit being pushed (`main` may move on while the push runs).
-    static var outgoingReference: String { "refs/forkstore/outgoing" }
-
     /// One sync, with its state changes, hooks and events. Runs on the exchange's queue.
     func runCycle() throws(ExchangeError) -> SyncReport {
         update { $0.state = .syncing }
@@ -43,41 +37,35 @@ extension Exchange {
 
     private func cycle() throws(ExchangeError) -> SyncReport {
         try checkLocalRemote()
-        let repository = try openRepository()
+        let engine = store.engine
         var report = SyncReport()
         // A push the server refused, and the remote head we had then: if the remote has not
         // moved since, the refusal was not a lost race but a real one (a hook, a protection).
-        var refusal: (reason: String, remoteHead: ObjectID?)?
+        var refusal: (reason: String, remoteHead: CommitID?)?
         for attempt in 1...options.maximumPushAttempts {
             report.pushAttempts = attempt
-            let fetched = try fetch(into: repository)
+            let fetched = try step { try engine.fetchRemoteMain(from: remote.url, options: remoteOptions(.fetch)) }
             if let refusal, refusal.remoteHead == fetched {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
             }
-            if let incoming = fetched {
-                report.fetchedCommits += try adopt(incoming, repository: repository)
-                do {
-                    report.merge = try store.merge(from: .cloud, into: .main, resolvingConflicts: options.conflictResolver)
-                    report.conflicts += report.merge.map(Self.conflicts(of:)) ?? []
-                } catch let error as StoreError {
-                    throw Self.translate(error)
-                } catch {
-                    throw ExchangeError.validationFailed(reason: String(describing: error))
-                }
+            if let fetched {
+                let (newCommits, merge) = try step { try engine.integrate(fetched, resolvingConflicts: options.conflictResolver) }
+                report.fetchedCommits += newCommits
+                report.merge = merge
+                report.conflicts += Self.conflicts(of: merge)
             }
-            let outgoing = try commitsToPush(repository)
-            guard !outgoing.isEmpty else {
-                try refreshAheadBehind(repository)
+            let outgoing = try step { try engine.outgoingCommits() }
+            guard let head = outgoing.first?.id else {
+                try refreshAheadBehind()
                 return report
             }
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
-            let head = outgoing[0].id
-            guard let rejection = try push(head, repository: repository) else {
-                try moveCloud(to: head, repository: repository)
+            guard let rejection = try step({ try engine.pushMain(head, to: remote.url, options: remoteOptions(.push)) }) else {
+                try step { try engine.moveCloud(to: head) }
                 report.pushedCommits = outgoing.count
-                try refreshAheadBehind(repository)
+                try refreshAheadBehind()
                 return report
             }
             refusal = (rejection, fetched)
@@ -91,6 +79,19 @@ extension Exchange {
     }
 
     // MARK: Steps
+
+    /// Runs one step of the cycle, sorting its failure into an ``ExchangeError``.
+    private func step<Result>(_ body: () throws -> Result) throws(ExchangeError) -> Result {
+        do {
+            return try body()
+        } catch let error as GitError {
+            throw classify(error)
+        } catch let error as StoreError {
+            throw Self.translate(error)
+        } catch {
+            throw ExchangeError.store(.repository(operation: "syncing", reason: String(describing: error)))
+        }
+    }
 
     /// A missing local folder is offline (a drive not mounted); a folder that is not a
     /// repository is an error.
@@ -109,133 +110,12 @@ extension Exchange {
         }
     }
 
-    /// The exchange's own handle on the store's repository, so network work never holds the
-    /// store's lock and local reads and writes go on during a sync.
-    private func openRepository() throws(ExchangeError) -> Repository {
-        do {
-            return try Repository.openBare(at: store.path)
-        } catch {
-            throw ExchangeError.store(.repository(operation: "opening the store for sync", reason: error.message))
-        }
-    }
-
-    /// Fetches the remote's `main` into the incoming reference; nil when the remote has no
-    /// `main` yet (an empty remote).
-    private func fetch(into repository: Repository) throws(ExchangeError) -> ObjectID? {
-        try writeScratchReference(Self.incomingReference, to: nil)
-        do {
-            try repository.fetch(
-                from: remote.url, refspecs: ["+refs/heads/main:\(Self.incomingReference)"],
-                options: remoteOptions(.fetch))
-            return try repository.resolveReference(Self.incomingReference)
-        } catch {
-            throw classify(error)
-        }
-    }
-
-    /// Checks every fetched commit `main` lacks (halting on an unknown model version, with
-    /// `cloud` left at the last readable state), then moves `cloud` to the fetched head.
-    /// Returns how many commits were new to `main`.
-    private func adopt(_ incoming: ObjectID, repository: Repository) throws(ExchangeError) -> Int {
-        let main: ObjectID?
-        let newCommits: [ObjectID]
-        do {
-            main = try repository.resolveReference("refs/heads/main")
-            newCommits = try repository.walk(from: incoming, hiding: main)
-        } catch {
-            throw classify(error)
-        }
-        do {
-            // Check first: `cloud` only ever names data this build can read.
-            try Store<Value>.checkIncoming(incoming, notIn: main, in: repository)
-            try moveCloud(to: CommitID(objectID: incoming), repository: repository)
-        } catch let error as StoreError {
-            throw Self.translate(error)
-        } catch let error as ExchangeError {
-            throw error
-        } catch {
-            throw ExchangeError.store(.repository(operation: "checking fetched commits", reason: String(describing: error)))
-        }
-        return newCommits.count
-    }
-
-    /// Commits on `main` that the remote (as last seen in `cloud`) lacks, newest first.
-    private func commitsToPush(_ repository: Repository) throws(ExchangeError) -> [Commit] {
-        do {
-            guard let main = try repository.resolveReference("refs/heads/main") else { return [] }
-            let cloud = try repository.resolveReference("refs/heads/cloud")
-            return try repository.walk(from: main, hiding: cloud).map { try Store<Value>.readCommit($0, in: repository) }
-        } catch let error as GitError {
-            throw classify(error)
-        } catch let error as StoreError {
-            throw Self.translate(error)
-        } catch {
-            throw ExchangeError.store(.repository(operation: "listing commits to push", reason: String(describing: error)))
-        }
-    }
-
-    /// Pushes `main` at `head`. Returns nil on success, or the server's reason when it refused
-    /// the update (usually because another replica pushed first).
-    private func push(_ head: CommitID, repository: Repository) throws(ExchangeError) -> String? {
-        try writeScratchReference(Self.outgoingReference, to: head.objectIDForExchange)
-        let result: PushResult
-        do {
-            result = try repository.push(
-                to: remote.url, refspecs: ["\(Self.outgoingReference):refs/heads/main"], options: remoteOptions(.push))
-        } catch where error.code == .nonFastForward {
-            return error.message
-        } catch {
-            throw classify(error)
-        }
-        return result.rejected.values.first
-    }
-
-    /// Points one of the exchange's scratch references (incoming, outgoing) at `target`, or
-    /// removes it, holding the store's writer lock like every other reference update.
-    private func writeScratchReference(_ name: String, to target: ObjectID?) throws(ExchangeError) {
-        do {
-            try store.withExclusiveRepository { repository in
-                try repository.removeReference(name)
-                if let target {
-                    try repository.updateReference(name, to: target, expecting: nil, logMessage: "forkstore: exchange")
-                }
-            }
-        } catch {
-            throw ExchangeError.store(.repository(operation: "updating \(name)", reason: String(describing: error)))
-        }
-    }
-
-    private func moveCloud(to commit: CommitID, repository: Repository) throws(ExchangeError) {
-        do {
-            try store.withExclusiveRepository { storeRepository in
-                let current = try storeRepository.resolveReference("refs/heads/cloud")
-                guard current != commit.objectIDForExchange else { return }
-                try storeRepository.updateReference(
-                    "refs/heads/cloud", to: commit.objectIDForExchange, expecting: current,
-                    logMessage: "forkstore: exchange")
-            }
-        } catch let error as GitError {
-            throw ExchangeError.store(.repository(operation: "moving cloud", reason: error.message))
-        } catch let error as StoreError {
-            throw ExchangeError.store(error)
-        } catch {
-            throw ExchangeError.store(.repository(operation: "moving cloud", reason: String(describing: error)))
-        }
-        store.publish(StoreChange(fork: .cloud, commit: commit, kind: .committed))
-    }
-
-    private func refreshAheadBehind(_ repository: Repository) throws(ExchangeError) {
-        do {
-            guard let main = try repository.resolveReference("refs/heads/main"),
-                let cloud = try repository.resolveReference("refs/heads/cloud")
-            else { return }
-            let (ahead, behind) = try repository.aheadBehind(main, cloud)
-            update {
-                $0.ahead = ahead
-                $0.behind = behind
-            }
-        } catch {
-            throw classify(error)
+    private func refreshAheadBehind() throws(ExchangeError) {
+        guard let (ahead, behind) = try step({ try store.hasFork(.cloud) ? store.divergence(of: .main, from: .cloud) : nil })
+        else { return }
+        update {
+            $0.ahead = ahead
+            $0.behind = behind
         }
     }
 
@@ -283,42 +163,52 @@ extension Exchange {
         return .store(error)
     }
 
-    /// Sorts a libgit2 failure into what the app can act on, with secrets scrubbed.
+    /// Sorts a libgit2 failure into what the app can act on, with secrets scrubbed: by
+    /// libgit2's error code first, then by the part of libgit2 that failed, and only then by
+    /// the words of the message (what a server said arrives as text).
     func classify(_ error: GitError) -> ExchangeError {
         var reason = error.message
         for secret in remote.credentials?.secrets ?? [] where !secret.isEmpty {
             reason = reason.replacingOccurrences(of: secret, with: "(hidden)")
         }
         reason = Remote.redacted(reason)
-        let lower = reason.lowercased()
         let url = remote.url
         switch error.code {
         case .authentication: return .authenticationFailed(remote: url, reason: reason)
         case .certificate: return .serverNotTrusted(remote: url, reason: reason)
         default: break
         }
-        let corrupt = [
-            "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack", "object not found",
-            "no match for id", "missing object", "index-pack", "unpack-objects", "pack-objects died",
-            "did not receive expected object",
-        ]
-        if corrupt.contains(where: lower.contains) {
-            return .corruptData(remote: url, reason: reason)
-        }
-        let notRepository = [
-            "404", "repository not found", "no such repository", "not a git repository",
-            "does not appear to be a git repository", "repository not exported", "could not find repository",
-            "is this a git repository",
-        ]
-        if notRepository.contains(where: lower.contains) {
+        let lower = reason.lowercased()
+        if Self.notRepositoryWords.contains(where: lower.contains) {
             return .notARepository(remote: url, reason: reason)
         }
-        let unreachable = ["failed to connect", "connection refused", "could not resolve", "timed out", "timeout", "network is unreachable", "failed to resolve address", "early eof", "connection reset", "broken pipe", "unexpected eof", "failed to send request", "failed to start ssh session", "ssh session", "error sending data"]
-        if unreachable.contains(where: lower.contains) {
+        if error.category == .objectData || Self.corruptWords.contains(where: lower.contains) {
+            return .corruptData(remote: url, reason: reason)
+        }
+        if Self.unreachableWords.contains(where: lower.contains) {
             return .offline(remote: url, reason: reason)
         }
         return .transport(remote: url, reason: reason)
     }
+
+    /// How servers and transports say that a repository is not there.
+    private static let notRepositoryWords = [
+        "404", "repository not found", "no such repository", "not a git repository",
+        "does not appear to be a git repository", "repository not exported", "could not find repository",
+        "is this a git repository",
+    ]
+    /// How a server's pack or its index-pack says the data is damaged.
+    private static let corruptWords = [
+        "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack", "object not found",
+        "no match for id", "missing object", "index-pack", "unpack-objects", "pack-objects died",
+        "did not receive expected object",
+    ]
+    /// How sockets and transports say the other end is out of reach.
+    private static let unreachableWords = [
+        "failed to connect", "connection refused", "could not resolve", "timed out", "timeout",
+        "network is unreachable", "failed to resolve address", "early eof", "connection reset", "broken pipe",
+        "unexpected eof", "failed to send request", "failed to start ssh session", "ssh session", "error sending data",
+    ]
 }
 
 extension Duration {

@@ -1,6 +1,5 @@
 import Dispatch
 import ForkStore
-import ForkStoreGit
 import Foundation
 import Synchronization
 
@@ -22,9 +21,10 @@ import Synchronization
 ///
 /// Syncs run one at a time on the exchange's own thread, so the blocking network work never
 /// occupies Swift's cooperative thread pool.
-public final class Exchange<Value: Resource>: Sendable {
-    /// The store kept in sync.
-    public let store: Store<Value>
+public final class Exchange: Sendable {
+    /// The store kept in sync: its forks, history and merges. Read and write it through the
+    /// `Store` or `RecordStore` you made the exchange with.
+    public let store: any VersionedStore
     /// The remote it syncs with.
     public let remote: Remote
     /// Retries, backoff and hooks.
@@ -37,7 +37,7 @@ public final class Exchange<Value: Resource>: Sendable {
 
     /// Makes an exchange; nothing happens until ``sync()``, ``start(every:)`` or
     /// ``syncAfterChanges(quietPeriod:)``. Use one exchange per store.
-    public init(store: Store<Value>, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
+    public init(store: some VersionedStore, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
         self.store = store
         self.remote = remote
         self.options = options
@@ -144,12 +144,12 @@ public final class Exchange<Value: Resource>: Sendable {
     }
 }
 
-extension Exchange where Value: Identifiable, Value.ID == String {
-    /// An exchange for a record collection: merges with the remote go record by record.
-    ///
-    /// ``store`` is then the collection's underlying store; use the `RecordStore` for reads
-    /// and writes.
-    public convenience init(records: RecordStore<Value>, remote: Remote, options: ExchangeOptions = ExchangeOptions()) {
-        self.init(store: records.engine, remote: remote, options: options)
+extension Exchange {
+    /// An exchange for a record collection: merges with the remote go record by record. The
+    /// same as ``init(store:remote:options:)``.
+    public convenience init<Record>(
+        records: RecordStore<Record>, remote: Remote, options: ExchangeOptions = ExchangeOptions()
+    ) {
+        self.init(store: records, remote: remote, options: options)
     }
 }

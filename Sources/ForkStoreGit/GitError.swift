@@ -1,4 +1,4 @@
-import CLibGit2
+internal import CLibGit2
 
 /// A failed libgit2 call: which function failed, libgit2's code and class, and its message.
 ///
@@ -34,6 +34,43 @@ package struct GitError: Error, Sendable, CustomStringConvertible {
         }
     }
 
+    /// The part of libgit2 that failed (its error class), for callers that sort failures.
+    package enum Category: Sendable, Equatable {
+        /// The operating system: a file, a socket, a process.
+        case os
+        /// The network layer: connecting, the git protocol, a server's error line.
+        case network
+        /// The ssh transport (libssh2).
+        case ssh
+        /// The smart HTTP transport.
+        case http
+        /// TLS.
+        case tls
+        /// Reading or indexing object data: a pack, zlib, the object database.
+        case objectData
+        /// References.
+        case reference
+        /// A callback of ours asked to stop.
+        case callback
+        /// Anything else.
+        case other
+
+        init(_ errorClass: Int32) {
+            switch UInt32(bitPattern: errorClass) {
+            case GIT_ERROR_OS.rawValue: self = .os
+            case GIT_ERROR_NET.rawValue: self = .network
+            case GIT_ERROR_SSH.rawValue: self = .ssh
+            case GIT_ERROR_HTTP.rawValue: self = .http
+            case GIT_ERROR_SSL.rawValue: self = .tls
+            case GIT_ERROR_ZLIB.rawValue, GIT_ERROR_ODB.rawValue, GIT_ERROR_INDEXER.rawValue, GIT_ERROR_OBJECT.rawValue:
+                self = .objectData
+            case GIT_ERROR_REFERENCE.rawValue: self = .reference
+            case GIT_ERROR_CALLBACK.rawValue: self = .callback
+            default: self = .other
+            }
+        }
+    }
+
     package let code: Code
     package let rawCode: Int32
     /// libgit2's error class (`GIT_ERROR_OS`, `GIT_ERROR_ODB`, …) as a number.
@@ -50,37 +87,15 @@ package struct GitError: Error, Sendable, CustomStringConvertible {
         self.message = message
     }
 
+    /// The part of libgit2 that failed.
+    package var category: Category { Category(errorClass) }
+
+    /// The same failure with another message (the server's explanation added, a secret removed).
+    package func with(message: String) -> GitError {
+        GitError(function: function, rawCode: rawCode, errorClass: errorClass, message: message)
+    }
+
     package var description: String {
         "\(function) failed (\(rawCode)): \(message)"
-    }
-}
-
-/// Calls a libgit2 function and turns a negative result into a ``GitError`` naming it.
-@discardableResult
-package func check(_ function: String, _ call: () -> Int32) throws(GitError) -> Int32 {
-    let result = call()
-    guard result < 0 else { return result }
-    throw lastError(function: function, code: result)
-}
-
-/// Reads libgit2's last error for this thread. Must run right after the failing call.
-package func lastError(function: String, code: Int32) -> GitError {
-    var message = "no message from libgit2"
-    var errorClass: Int32 = 0
-    if let last = git_error_last() {
-        errorClass = last.pointee.klass
-        if let text = last.pointee.message {
-            message = String(cString: text).trimmingTrailingNewlines()
-        }
-    }
-    git_error_clear()
-    return GitError(function: function, rawCode: code, errorClass: errorClass, message: message)
-}
-
-extension String {
-    func trimmingTrailingNewlines() -> String {
-        var result = self
-        while result.last?.isNewline == true { result.removeLast() }
-        return result
     }
 }

@@ -1,21 +1,24 @@
-import CLibGit2
+internal import CLibGit2
 
 /// Process-wide libgit2 set-up, done once before the first repository is opened.
 package enum Libgit2 {
-    private static let initialized: Bool = {
-        git_libgit2_init()
+    private static let initialized: Result<Void, GitError> = Result { () throws(GitError) in
+        try check("git_libgit2_init") { git_libgit2_init() }
         // Trees are read on every lookup by path; libgit2 caches only small ones by default.
-        _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
-        _ = forkstore_git_set_cache_object_limit(GIT_OBJECT_COMMIT, 1 << 16)
+        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT)") {
+            forkstore_git_set_cache_object_limit(GIT_OBJECT_TREE, 1 << 20)
+        }
+        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_OBJECT_LIMIT)") {
+            forkstore_git_set_cache_object_limit(GIT_OBJECT_COMMIT, 1 << 16)
+        }
         // libgit2's cache is process-wide and may grow to 256 MB by default; a large record
         // store touches tens of thousands of small trees, so keep it to 64 MB.
-        _ = forkstore_git_set_cache_max_size(64 << 20)
-        return true
-    }()
+        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE)") { forkstore_git_set_cache_max_size(64 << 20) }
+    }
 
     /// Initializes libgit2 if that has not happened yet. Cheap after the first call.
-    package static func ensureInitialized() {
-        _ = initialized
+    package static func ensureInitialized() throws(GitError) {
+        try initialized.get()
     }
 
     /// Turns on fsync of objects, refs and packs written by libgit2 in this process.
@@ -23,7 +26,7 @@ package enum Libgit2 {
     /// libgit2 keeps this as a global setting: once any store asks for it, every repository
     /// in the process fsyncs.
     package static func enableFsync() throws(GitError) {
-        ensureInitialized()
+        try ensureInitialized()
         try check("git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR)") { forkstore_git_enable_fsync_gitdir(1) }
     }
 

@@ -1,10 +1,10 @@
-import CLibGit2
+internal import CLibGit2
 
 /// A git object id (SHA-1), wrapping libgit2's `git_oid`.
 package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
-    package var raw: git_oid
+    var raw: git_oid
 
-    package init(_ raw: git_oid) { self.raw = raw }
+    init(_ raw: git_oid) { self.raw = raw }
 
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
@@ -49,6 +49,7 @@ extension ObjectID {
     /// writing anything.
     package static func blobHash(of bytes: [UInt8]) -> ObjectID {
         var oid = git_oid()
+        // git_odb_hash fails only for an object type it does not know; a blob is always known.
         _ = bytes.withUnsafeBytes { buffer in
             git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
         }

@@ -1,4 +1,4 @@
-import CLibGit2
+internal import CLibGit2
 
 /// Who made a commit, as written into its author and committer lines.
 package struct Signature: Sendable {

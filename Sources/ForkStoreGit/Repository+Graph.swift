@@ -1,16 +1,13 @@
-import CLibGit2
+internal import CLibGit2
 
 extension Repository {
     /// All best common ancestors of two commits; empty when their histories are unrelated.
     package func mergeBases(_ one: ObjectID, _ two: ObjectID) throws(GitError) -> [ObjectID] {
         var array = git_oidarray()
         var first = one.raw, second = two.raw
-        let result = git_merge_bases(&array, pointer, &first, &second)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
+        guard try checkFound("git_merge_bases", { git_merge_bases(&array, pointer, &first, &second) }) else {
             return []
         }
-        guard result == 0 else { throw lastError(function: "git_merge_bases", code: result) }
         defer { git_oidarray_dispose(&array) }
         return (0..<array.count).map { ObjectID(array.ids[$0]) }
     }
@@ -40,12 +37,7 @@ extension Repository {
         var ids: [ObjectID] = []
         var oid = git_oid()
         while limit.map({ ids.count < $0 }) ?? true {
-            let result = git_revwalk_next(&oid, walker)
-            if result == GIT_ITEROVER.rawValue {
-                git_error_clear()
-                break
-            }
-            guard result == 0 else { throw lastError(function: "git_revwalk_next", code: result) }
+            guard try checkNext("git_revwalk_next", { git_revwalk_next(&oid, walker) }) else { break }
             ids.append(ObjectID(oid))
         }
         return ids
@@ -89,12 +81,7 @@ extension Repository {
     /// Deletes a reference if it exists, whatever it points at.
     package func removeReference(_ name: String) throws(GitError) {
         var reference: OpaquePointer?
-        let result = git_reference_lookup(&reference, pointer, name)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
-            return
-        }
-        guard result == 0 else { throw lastError(function: "git_reference_lookup", code: result) }
+        guard try checkFound("git_reference_lookup", { git_reference_lookup(&reference, pointer, name) }) else { return }
         defer { git_reference_free(reference) }
         try check("git_reference_delete") { git_reference_delete(reference) }
     }

@@ -1,4 +1,4 @@
-import CLibGit2
+internal import CLibGit2
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -94,14 +94,11 @@ extension Repository {
         try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &oid) }
         defer { git_tree_free(tree) }
         var entry: OpaquePointer?
-        let result = git_tree_entry_bypath(&entry, tree, path)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
+        guard try checkFound("git_tree_entry_bypath", { git_tree_entry_bypath(&entry, tree, path) }), let entry else {
             return nil
         }
-        guard result == 0 else { throw lastError(function: "git_tree_entry_bypath", code: result) }
         defer { git_tree_entry_free(entry) }
-        return Self.treeEntry(entry!)
+        return Self.treeEntry(entry)
     }
 
     private static func treeEntry(_ entry: OpaquePointer) -> TreeEntry {

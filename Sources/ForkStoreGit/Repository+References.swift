@@ -1,15 +1,12 @@
-import CLibGit2
+internal import CLibGit2
 
 extension Repository {
     /// The object a reference points at, or nil when the reference does not exist.
     package func resolveReference(_ name: String) throws(GitError) -> ObjectID? {
         var oid = git_oid()
-        let result = git_reference_name_to_id(&oid, pointer, name)
-        if result == GIT_ENOTFOUND.rawValue {
-            git_error_clear()
+        guard try checkFound("git_reference_name_to_id", { git_reference_name_to_id(&oid, pointer, name) }) else {
             return nil
         }
-        guard result == 0 else { throw lastError(function: "git_reference_name_to_id", code: result) }
         return ObjectID(oid)
     }
 
@@ -51,14 +48,8 @@ extension Repository {
         try check("git_reference_iterator_new") { git_reference_iterator_new(&iterator, pointer) }
         defer { git_reference_iterator_free(iterator) }
         var found: [(name: String, target: ObjectID)] = []
-        while true {
-            var reference: OpaquePointer?
-            let result = git_reference_next(&reference, iterator)
-            if result == GIT_ITEROVER.rawValue {
-                git_error_clear()
-                break
-            }
-            guard result == 0 else { throw lastError(function: "git_reference_next", code: result) }
+        var reference: OpaquePointer?
+        while try checkNext("git_reference_next", { git_reference_next(&reference, iterator) }) {
             defer { git_reference_free(reference) }
             let name = String(cString: git_reference_name(reference))
             if name.hasPrefix(prefix), let target = git_reference_target(reference) {
@@ -71,8 +62,7 @@ extension Repository {
     /// Whether libgit2 accepts `name` as a reference name.
     package static func isValidReferenceName(_ name: String) -> Bool {
         var valid: Int32 = 0
-        guard git_reference_name_is_valid(&valid, name) == 0 else {
-            git_error_clear()
+        guard (try? check("git_reference_name_is_valid", { git_reference_name_is_valid(&valid, name) })) != nil else {
             return false
         }
         return valid == 1

@@ -1,4 +1,4 @@
-import CLibGit2
+internal import CLibGit2
 import Foundation
 #if canImport(Glibc)
 import Glibc

@@ -1,4 +1,4 @@
-import CLibGit2
+internal import CLibGit2
 
 /// An open libgit2 repository.
 ///
@@ -16,8 +16,12 @@ package final class Repository {
             git_repository_free(pointer)
             throw error
         }
+        guard let odb else {
+            git_repository_free(pointer)
+            throw GitError(function: "git_repository_odb", rawCode: -1, errorClass: 0, message: "no object database")
+        }
         self.pointer = pointer
-        self.odb = odb!  // set by a successful git_repository_odb
+        self.odb = odb
     }
 
     deinit {
@@ -27,7 +31,7 @@ package final class Repository {
 
     /// Creates a bare repository whose HEAD names `initialBranch`, creating folders as needed.
     package static func createBare(at path: String, initialBranch: String) throws(GitError) -> Repository {
-        Libgit2.ensureInitialized()
+        try Libgit2.ensureInitialized()
         var options = git_repository_init_options()
         try check("git_repository_init_options_init") {
             git_repository_init_options_init(&options, UInt32(GIT_REPOSITORY_INIT_OPTIONS_VERSION))
@@ -40,15 +44,22 @@ package final class Repository {
                 return git_repository_init_ext(&repository, path, &options)
             }
         }
-        return try Repository(pointer: repository!)
+        return try Repository(opened: repository, by: "git_repository_init_ext")
     }
 
     /// Opens the bare repository at exactly `path`, without searching parent folders.
     package static func openBare(at path: String) throws(GitError) -> Repository {
-        Libgit2.ensureInitialized()
+        try Libgit2.ensureInitialized()
         var repository: OpaquePointer?
         try check("git_repository_open_bare") { git_repository_open_bare(&repository, path) }
-        return try Repository(pointer: repository!)
+        return try Repository(opened: repository, by: "git_repository_open_bare")
+    }
+
+    private convenience init(opened pointer: OpaquePointer?, by function: String) throws(GitError) {
+        guard let pointer else {
+            throw GitError(function: function, rawCode: -1, errorClass: 0, message: "no repository was returned")
+        }
+        try self.init(pointer: pointer)
     }
 
     /// The repository's git directory, with a trailing slash.

@@ -28,11 +28,11 @@ final class SyncLab: Sendable {
         }
     }
 
-    func replica(_ name: String, url: String? = nil, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange<Tally>) {
+    func replica(_ name: String, url: String? = nil, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange) {
         try replica(name, remote: Remote(url ?? remotePath), options: options)
     }
 
-    func replica(_ name: String, remote: Remote, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange<Tally>) {
+    func replica(_ name: String, remote: Remote, options: ExchangeOptions = ExchangeOptions()) throws -> (Store<Tally>, Exchange) {
         let store = try Store<Tally>.create(at: folder.child(name))
         return (store, Exchange(store: store, remote: remote, options: options))
     }
@@ -69,8 +69,8 @@ extension ExchangeError {
 
 /// Runs one sync that must fail with the named kind of error; returns the error for further checks.
 @discardableResult
-func expectSync<Value>(
-    _ exchange: Exchange<Value>, failsWith caseName: String, sourceLocation: SourceLocation = #_sourceLocation
+func expectSync(
+    _ exchange: Exchange, failsWith caseName: String, sourceLocation: SourceLocation = #_sourceLocation
 ) async -> ExchangeError? {
     do {
         try await exchange.sync()

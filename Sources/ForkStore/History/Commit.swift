@@ -101,13 +101,3 @@ extension Commit {
         lamport != other.lamport ? lamport > other.lamport : other.id < id
     }
 }
-
-extension CommitID {
-    /// The underlying object id, for the exchange module.
-    package var objectIDForExchange: ObjectID { objectID }
-
-    /// Wraps an object id, for the exchange module.
-    package init(objectID: ObjectID) {
-        self.init(objectID)
-    }
-}

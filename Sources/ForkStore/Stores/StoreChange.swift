@@ -1,4 +1,4 @@
-/// One change to a store, as published on ``Store/changes()``.
+/// One change to a store, as published on ``VersionedStore/changes()``.
 public struct StoreChange: Sendable, Equatable {
     /// What happened.
     public enum Kind: Sendable, Equatable {
@@ -12,6 +12,9 @@ public struct StoreChange: Sendable, Equatable {
         case forkCreated
         /// The fork was deleted; ``StoreChange/commit`` is its last head.
         case forkDeleted
+        /// `cloud` moved to what the remote holds, after a fetch or a push. Only an exchange
+        /// writes `cloud`.
+        case synced
     }
 
     /// The fork that changed.

@@ -22,8 +22,8 @@ public struct Fork: Hashable, Sendable, Comparable, CustomStringConvertible {
         if let reason = Fork.problem(with: name) {
             throw StoreError.invalidForkName(name, reason: reason)
         }
-        Libgit2.ensureInitialized()
-        guard Repository.isValidReferenceName("refs/heads/" + name) else {
+        do { try Libgit2.ensureInitialized() } catch { throw StoreError(error, during: "starting libgit2") }
+        guard Repository.isValidReferenceName(Self.referencePrefix + name) else {
             throw StoreError.invalidForkName(name, reason: "git does not accept it as a branch name")
         }
         self.name = name
@@ -33,8 +33,11 @@ public struct Fork: Hashable, Sendable, Comparable, CustomStringConvertible {
         self.name = name
     }
 
+    /// Where git keeps forks: `refs/heads/`.
+    static let referencePrefix = "refs/heads/"
+
     /// The full git reference name.
-    var referenceName: String { "refs/heads/" + name }
+    var referenceName: String { Self.referencePrefix + name }
 
     public var description: String { name }
 

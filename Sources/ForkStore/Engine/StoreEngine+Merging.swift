@@ -1,0 +1,96 @@
+import ForkStoreGit
+
+extension StoreEngine {
+    /// Merges `source` into `target`: up to date, a fast-forward, or a merge commit with
+    /// parents `[target, source]` whose tree the layout merged.
+    ///
+    /// Every commit the merge brings in is checked for stamps this build can read, unless
+    /// `source`'s head is `alreadyChecked` (the exchange checks what it fetched before it moves
+    /// `cloud`, and `main` only grows in between).
+    @discardableResult
+    func merge(
+        from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver?,
+        alreadyChecked: CommitID? = nil
+    ) throws -> MergeOutcome {
+        guard source != target else { return .upToDate }
+        var merged = false
+        var conflicts: [MergeConflict] = []
+        let (_, newHead) = try advance(target, kind: .merged, mergedFrom: source) { session, head in
+            let theirs = try session.head(of: source)
+            merged = false
+            if theirs.id == head.id { return .nothing }
+            let ours = head.id.objectID, other = theirs.id.objectID
+            let (contained, behind) = try git("comparing '\(source)' with '\(target)'") { () throws(GitError) in
+                (try session.repository.isDescendant(ours, of: other), try session.repository.isDescendant(other, of: ours))
+            }
+            if contained { return .nothing }
+            if theirs.id != alreadyChecked { try session.checkStamps(ofCommitsIn: other, notIn: ours) }
+            if behind { return .move(to: other, as: .fastForwarded) }
+            let result = try MergeContext.collecting(
+                dominantIsOurs: head.outranks(theirs), resolver: resolver ?? options.conflictResolver
+            ) { try mergedTree(ours: head, theirs: theirs, in: session) }
+            let lamport = (head.lamport >= theirs.lamport ? head : theirs).nextLamport
+            let trailers = Self.mergeTrailers(
+                from: source, decision: result.result.decision, conflicts: result.conflicts, strategies: result.strategies)
+            let message = model.stampedMessage("Merge fork '\(source)' into '\(target)'", lamport: lamport, trailers)
+            merged = true
+            conflicts = result.conflicts
+            return .commit(tree: result.result.tree, parents: [ours, other], message: message)
+        }
+        guard let newHead else { return .upToDate }
+        return merged ? .merged(newHead, conflicts: conflicts) : .fastForwarded(to: newHead.id)
+    }
+
+    /// The merged tree of two heads. The dominant side is the higher-ranked commit, so every
+    /// replica that merges the same two commits decides the same way.
+    private func mergedTree(ours: Commit, theirs: Commit, in session: StoreSession) throws -> LayoutMerge {
+        let (dominant, subordinate) = ours.outranks(theirs) ? (ours, theirs) : (theirs, ours)
+        let bases = try session.mergeBases(dominant, subordinate)
+        // A virtual base is an internal step: its conflicts are not the app's to see.
+        let base = try MergeContext.$current.withValue(nil) { try virtualBase(of: bases, in: session) }
+        return try layout.merge(
+            base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: ours.tree,
+            in: session)
+    }
+
+    /// The common ancestor to merge against: none for unrelated histories, the merge base, or
+    /// for several bases (a criss-cross) the bases merged pairwise into one virtual base, as
+    /// git's recursive strategy does. Bases come highest rank first, so replicas fold alike.
+    private func virtualBase(of bases: [Commit], in session: StoreSession) throws -> MergeInput? {
+        guard let first = bases.first else { return nil }
+        var folded = MergeInput(first)
+        for base in bases.dropFirst() {
+            let inner = try virtualBase(of: session.mergeBases(first, base), in: session)
+            let merged = try layout.merge(
+                base: inner, dominant: folded, subordinate: MergeInput(base), onto: folded.tree, in: session)
+            folded = MergeInput(tree: merged.tree, origin: merged.origin)
+        }
+        return folded
+    }
+
+    /// The trailers that let `git log` show what a merge decided: the fork merged, the
+    /// whole-value decision, the strategies that ran, and the first ten conflicts.
+    static func mergeTrailers(
+        from source: Fork, decision: MergeDecision, conflicts: [MergeConflict], strategies: [String]
+    ) -> [Trailer] {
+        var trailers = [
+            Trailer(key: TrailerKey.mergedFork, value: source.name),
+            Trailer(key: TrailerKey.mergeStrategy, value: decision.rawValue),
+        ]
+        if !strategies.isEmpty {
+            trailers.append(Trailer(key: TrailerKey.mergeStrategies, value: strategies.joined(separator: ", ")))
+        }
+        trailers.append(Trailer(key: TrailerKey.mergeConflicts, value: String(conflicts.count)))
+        for conflict in conflicts.prefix(10) {
+            trailers.append(Trailer(key: TrailerKey.mergeConflict, value: conflict.description))
+        }
+        return trailers
+    }
+
+    /// Merges every fork but `cloud` into `main`, then `main` back into each of them.
+    func syncAllForks() throws {
+        let others = try forks().filter { $0 != .main && $0 != .cloud }
+        for fork in others { try merge(from: fork, into: .main, resolvingConflicts: nil) }
+        for fork in others { try merge(from: .main, into: fork, resolvingConflicts: nil) }
+    }
+}

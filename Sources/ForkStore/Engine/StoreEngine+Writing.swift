@@ -1,0 +1,140 @@
+import Foundation
+import ForkStoreGit
+
+extension StoreEngine {
+    /// What a write decided to do to a fork's head.
+    enum Advance {
+        case nothing
+        case commit(tree: ObjectID, parents: [ObjectID], message: String)
+        /// Point the fork at an existing commit (a fast-forward, or `cloud` adopting the
+        /// remote's head), published as `kind`.
+        case move(to: ObjectID, as: StoreChange.Kind)
+    }
+
+    /// Commits the tree `makeTree` returns on top of the fork's head, stamped and with
+    /// `message`, unless the tree is unchanged. The head's stamps are checked first: this build
+    /// never writes on top of data it cannot read. Returns the fork's head afterwards.
+    func commit(
+        on fork: Fork, message: String, _ makeTree: (StoreSession, Commit) throws -> ObjectID
+    ) throws -> Commit {
+        let outcome = try advance(fork, kind: .committed) { session, head in
+            try session.checkStamps(of: head)
+            let tree = try makeTree(session, head)
+            guard tree != head.tree else { return .nothing }
+            let text = model.stampedMessage(message, lamport: head.nextLamport)
+            return .commit(tree: tree, parents: [head.id.objectID], message: text)
+        }
+        return outcome.newHead ?? outcome.oldHead
+    }
+
+    /// Moves a fork under the store's lock and the cross-process writer lock, with a
+    /// compare-and-swap on its reference. When another writer moved the fork in between,
+    /// `decide` runs again on top of the winner's commit.
+    @discardableResult
+    func advance(
+        _ fork: Fork, kind: StoreChange.Kind, mergedFrom: Fork? = nil,
+        _ decide: (StoreSession, Commit) throws -> Advance
+    ) throws -> (oldHead: Commit, newHead: Commit?) {
+        let (result, publishedKind) = try write { session throws -> ((oldHead: Commit, newHead: Commit?), StoreChange.Kind) in
+            for attempt in 1...options.maximumWriteAttempts {
+                let head = try session.head(of: fork)
+                let target: ObjectID
+                var publishedKind = kind
+                switch try decide(session, head) {
+                case .nothing:
+                    return ((head, nil), kind)
+                case .move(let id, let movedKind):
+                    target = id
+                    publishedKind = movedKind
+                case .commit(let tree, let parents, let message):
+                    target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
+                        try session.repository.createCommit(
+                            tree: tree, parents: parents, message: message, signature: session.signature)
+                    }
+                }
+                guard try moveReference(of: fork, to: target, expecting: head.id.objectID, in: session) else {
+                    options.logger.debug("fork '\(fork)' moved during a write; retrying (attempt \(attempt))")
+                    continue
+                }
+                packIfDue(session.repository)
+                return ((head, try session.commit(target)), publishedKind)
+            }
+            throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
+        }
+        if let newHead = result.newHead {
+            publish(StoreChange(fork: fork, commit: newHead.id, mergedFrom: mergedFrom, kind: publishedKind))
+        }
+        return result
+    }
+
+    /// Points a fork at `target` if it still points at `expected` (nil: only if the fork does
+    /// not exist yet). Returns false when another writer got there first. A git lock file in
+    /// the way is waited for, or removed when a killed writer left it.
+    func moveReference(of fork: Fork, to target: ObjectID, expecting expected: ObjectID?, in session: StoreSession) throws -> Bool {
+        let lockDeadline = Date().addingTimeInterval(Self.lockWaitLimit)
+        while true {
+            do {
+                try session.repository.updateReference(
+                    fork.referenceName, to: target, expecting: expected, logMessage: "forkstore: move \(fork)")
+                return true
+            } catch let error where error.code == .modified || error.code == .exists {
+                return false
+            } catch let error where error.code == .locked && Date() < lockDeadline {
+                clearOrWaitForLockFiles(of: fork, gitDirectory: session.repository.gitDirectory)
+            } catch let error where error.code == .invalidSpec {
+                throw StoreError.invalidForkName(fork.name, reason: error.message)
+            } catch {
+                throw StoreError(error, during: "moving fork '\(fork)'")
+            }
+        }
+    }
+
+    /// The packing policy: every 64 writes, estimate the loose objects and pack them all when
+    /// there are more than ``StoreOptions/packThreshold``. Runs under the writer lock; a
+    /// failure is logged, never thrown, because the write itself has landed.
+    private func packIfDue(_ repository: Repository) {
+        let due = writesSincePackCheck.withLock { count -> Bool in
+            count += 1
+            guard count >= 64 else { return false }
+            count = 0
+            return true
+        }
+        guard due, repository.estimatedLooseObjectCount() > options.packThreshold else { return }
+        do {
+            let packed = try repository.packLooseObjects()
+            options.logger.debug("packed \(packed) loose objects")
+        } catch {
+            options.logger.notice("packing loose objects failed: \(error.message)")
+        }
+    }
+
+    /// Packs every loose object into pack files now. Returns how many were packed.
+    func pack() throws -> Int {
+        try write { session in
+            try git("packing loose objects") { () throws(GitError) in try session.repository.packLooseObjects() }
+        }
+    }
+
+    /// How long a write waits for a git lock file held by someone else before failing.
+    static var lockWaitLimit: TimeInterval { 5 }
+    /// A git lock file this old was left by a killed process: live writers hold one for
+    /// milliseconds.
+    static var staleLockAge: TimeInterval { 2 }
+
+    /// Handles a ref update that found git's lock file: removes it when it is stale (left by
+    /// a killed writer), otherwise waits a moment for its owner (a live `git` process, say).
+    private func clearOrWaitForLockFiles(of fork: Fork, gitDirectory: String) {
+        for file in [fork.referenceName + ".lock", "packed-refs.lock"] {
+            let path = gitDirectory + file
+            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
+                let modified = attributes[.modificationDate] as? Date
+            else { continue }
+            if Date().timeIntervalSince(modified) >= Self.staleLockAge {
+                options.logger.notice("removing stale lock file \(path) left by a killed writer")
+                try? FileManager.default.removeItem(atPath: path)
+                return
+            }
+        }
+        Thread.sleep(forTimeInterval: 0.05)
+    }
+}

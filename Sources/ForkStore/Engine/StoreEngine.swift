@@ -1,0 +1,138 @@
+import Foundation
+import ForkStoreGit
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The machinery under every store: the repository session and its lock, the cross-process
+/// writer lock, compare-and-swap fork updates, forks, history, stamps, merges and the change
+/// stream.
+///
+/// ``Store`` and ``RecordStore`` are thin façades over one engine each, and share their fork,
+/// history and merge API through ``VersionedStore``. The engine has no public members: reach
+/// it through a store.
+public final class StoreEngine: Sendable {
+    /// The store's folder: the bare repository.
+    let path: String
+    let options: StoreOptions
+    /// What the store holds and how its trees merge.
+    let layout: any ContentLayout
+    /// The repository, used by one thread at a time.
+    private let session: SerializedSession
+    /// Serializes writers across processes.
+    private let writerLock: WriterLock
+    let changeHub = EventHub<StoreChange>()
+    /// Writes since the packing policy last looked at the object database.
+    let writesSincePackCheck = Mutex(0)
+    /// A second handle for network transfers, so a fetch or push never holds the store's lock;
+    /// opened on first use and kept.
+    let transfers = Mutex<Repository?>(nil)
+
+    var model: StoreModel { layout.model }
+
+    private init(path: String, repository: Repository, options: StoreOptions, layout: any ContentLayout) throws(StoreError) {
+        self.path = path
+        self.options = options
+        self.layout = layout
+        self.writerLock = try WriterLock(gitDirectory: repository.gitDirectory)
+        let signature = Signature(name: options.authorName, email: options.authorEmail)
+        self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: signature))
+    }
+
+    /// Opens the store at `path`, which must hold what `layout` reads.
+    static func open(at path: String, options: StoreOptions, layout: any ContentLayout) throws(StoreError) -> StoreEngine {
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw StoreError.storeNotFound(path: path)
+        }
+        guard isDirectory.boolValue else {
+            throw StoreError.notAStore(path: path, reason: "it is a file, not a folder")
+        }
+        let repository: Repository
+        do {
+            repository = try Repository.openBare(at: path)
+        } catch {
+            throw StoreError.notAStore(path: path, reason: "it is not a bare git repository (\(error.message))")
+        }
+        let manifest = try Manifest.read(gitDirectory: repository.gitDirectory, storePath: path)
+        guard manifest.resource == layout.kind.rawValue else {
+            let holds = manifest.resource == Manifest.Kind.records.rawValue
+                ? "a record collection (open it with RecordStore)" : "a single value (open it with Store)"
+            throw StoreError.notAStore(path: path, reason: "it holds \(holds)")
+        }
+        if options.fsync {
+            do { try Libgit2.enableFsync() } catch { throw StoreError(error, during: "enabling fsync") }
+        }
+        return try StoreEngine(path: path, repository: repository, options: options, layout: layout)
+    }
+
+    /// Creates a store at `path` (which must not exist, or be an empty folder): a bare
+    /// repository whose `main` fork holds one empty commit, and the manifest naming the layout.
+    ///
+    /// The store is built in a temporary folder beside `path` and renamed into place, so a
+    /// crash never leaves a half-made store behind.
+    static func create(at path: String, options: StoreOptions, layout: any ContentLayout) throws(StoreError) -> StoreEngine {
+        let fileManager = FileManager.default
+        if fileManager.fileExists(atPath: path) {
+            let contents = (try? fileManager.contentsOfDirectory(atPath: path)) ?? ["(a file)"]
+            guard contents.isEmpty else { throw StoreError.storeAlreadyExists(path: path) }
+        }
+        let url = URL(fileURLWithPath: path).standardizedFileURL
+        let parent = url.deletingLastPathComponent()
+        let staging = parent.appendingPathComponent(".\(url.lastPathComponent).creating-\(UUID().uuidString)")
+        do {
+            try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
+        } catch {
+            throw StoreError.fileSystem(path: parent.path, reason: error.localizedDescription)
+        }
+        defer { try? fileManager.removeItem(at: staging) }
+        try git("creating the store") { () throws(GitError) in
+            let repository = try Repository.createBare(at: staging.path, initialBranch: Fork.main.name)
+            let tree = try repository.writeTree([])
+            let message = layout.model.stampedMessage("Create store", lamport: 1)
+            let signature = Signature(name: options.authorName, email: options.authorEmail)
+            let commit = try repository.createCommit(tree: tree, parents: [], message: message, signature: signature)
+            try repository.updateReference(Fork.main.referenceName, to: commit, expecting: nil, logMessage: "forkstore: create")
+        }
+        do {
+            let manifest = staging.appendingPathComponent(Manifest.fileName)
+            try Data(Manifest.current(layout.kind).encoded()).write(to: manifest, options: .atomic)
+        } catch {
+            throw StoreError.fileSystem(path: path, reason: error.localizedDescription)
+        }
+        // rename(2) replaces only an empty folder, atomically: a store another process
+        // created at the same moment is never overwritten.
+        guard rename(staging.path, url.path) == 0 else {
+            let code = errno
+            if code == ENOTEMPTY || code == EEXIST || code == ENOTDIR {
+                throw StoreError.storeAlreadyExists(path: path)
+            }
+            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
+        }
+        return try open(at: path, options: options, layout: layout)
+    }
+
+    // MARK: Using the session
+
+    /// Runs `body` with the session, one caller at a time. Not reentrant: never call the engine
+    /// from inside `body`.
+    func read<Result>(_ body: (StoreSession) throws -> Result) throws -> Result {
+        try session.withSession(body)
+    }
+
+    /// Runs `body` with the session while also holding the cross-process writer lock, for
+    /// anything that moves a reference.
+    func write<Result>(_ body: (StoreSession) throws -> Result) throws -> Result {
+        try session.withSession { session in
+            try writerLock.withLock { try body(session) }
+        }
+    }
+
+    /// Publishes a change on the store's change stream.
+    func publish(_ change: StoreChange) {
+        changeHub.publish(change)
+    }
+}

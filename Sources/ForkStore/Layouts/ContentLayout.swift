@@ -1,0 +1,51 @@
+import ForkStoreGit
+
+/// How a store's content is laid out in a commit's tree, and how two trees of that layout
+/// merge: one value (``ValueLayout``) or a record collection (``RecordLayout``).
+///
+/// The engine runs everything a layout does not know about (forks, locks, stamps, merge bases,
+/// commits); a layout only reads, writes and merges trees.
+protocol ContentLayout: Sendable {
+    /// What the manifest says the store holds.
+    var kind: Manifest.Kind { get }
+    /// The resource type's model version and migration plan.
+    var model: StoreModel { get }
+
+    /// The merged tree of `dominant` and `subordinate`, starting from `target` (one of the
+    /// two): a three-way merge against `base`, or with no base (unrelated histories) the
+    /// two-way salvage. Conflicts go to the current ``MergeContext``.
+    func merge(
+        base: MergeInput?, dominant: MergeInput, subordinate: MergeInput, onto target: ObjectID,
+        in session: StoreSession
+    ) throws -> LayoutMerge
+
+    /// Decodes what `commit` holds or changed with the current model and its migrations, for
+    /// history replay; returns how many values or records were decoded.
+    func replay(_ commit: Commit, in session: StoreSession) throws -> Int
+}
+
+/// One side of a merge: a tree and where its data came from.
+struct MergeInput {
+    let tree: ObjectID
+    let origin: DataOrigin
+
+    init(_ commit: Commit) {
+        tree = commit.tree
+        origin = DataOrigin(commit)
+    }
+
+    init(tree: ObjectID, origin: DataOrigin) {
+        self.tree = tree
+        self.origin = origin
+    }
+}
+
+/// What a layout's merge produced.
+struct LayoutMerge {
+    let tree: ObjectID
+    /// How the whole merge was decided, for the `Merge-Strategy` trailer.
+    let decision: MergeDecision
+    /// Where the merged tree's data counts as coming from, when it is merged again (a
+    /// virtual base folded with the next base).
+    let origin: DataOrigin
+}

@@ -1,0 +1,82 @@
+import Foundation
+import ForkStoreGit
+
+/// A record collection's layout: one canonical JSON blob per record, a ``RecordEnvelope``
+/// holding the id, the model version that wrote it and the record, at its ``RecordPath``
+/// under `records/`.
+struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record.ID == String {
+    let model: StoreModel
+    var kind: Manifest.Kind { .records }
+
+    init() throws(StoreError) {
+        model = try StoreModel(of: Record.self)
+    }
+
+    /// The one reader of record blobs: decodes the envelope at `path`, migrating it when an
+    /// older model version wrote it, and checks that it holds the id its path was computed
+    /// from (when `id` is given).
+    func read(
+        _ blob: ObjectID, path: String, origin: DataOrigin, expecting id: String? = nil, session: StoreSession
+    ) throws(StoreError) -> RecordEnvelope<Record> {
+        let bytes = try session.readBlob(blob, path: path)
+        let envelope: RecordEnvelope<Record>
+        // Most records were written by the current version: one decode, no migration pass.
+        if let current = try? JSONDecoder().decode(RecordEnvelope<Record>.self, from: Data(bytes)),
+            (current.modelVersion ?? origin.modelVersion) == model.version
+        {
+            envelope = current
+        } else {
+            let migrated = try model.migrated(bytes, origin: origin, path: path, member: "record")
+            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
+        }
+        if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
+            throw StoreError.undecodableValue(
+                commit: origin.commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")
+        }
+        return envelope
+    }
+
+    /// The record with `id` in a commit's tree, or nil.
+    func record(_ id: String, in commit: Commit, session: StoreSession) throws(StoreError) -> Record? {
+        let path = RecordPath(id: id).description
+        guard let entry = try session.entry(atPath: path, inTree: commit.tree) else { return nil }
+        return try read(entry.id, path: path, origin: DataOrigin(commit), expecting: id, session: session).record
+    }
+
+    /// A record's blob, refused when it is larger than `limit`; encoded before the store is
+    /// locked.
+    func encode(_ record: Record, id: String, limit: Int) throws(StoreError) -> [UInt8] {
+        let bytes = try ValueCodec.encode(RecordEnvelope(id: id, modelVersion: model.version, record: record))
+        guard bytes.count <= limit else {
+            throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: limit)
+        }
+        return bytes
+    }
+
+    /// The blob and path of every record in a tree, in storage order.
+    func entries(in tree: ObjectID, session: StoreSession) throws(StoreError) -> [(path: String, id: ObjectID)] {
+        guard let root = try session.entry(atPath: RecordPath.root, inTree: tree), root.kind == .tree else { return [] }
+        var found: [(path: String, id: ObjectID)] = []
+        for first in try session.treeEntries(root.id) where first.kind == .tree {
+            for second in try session.treeEntries(first.id) where second.kind == .tree {
+                for file in try session.treeEntries(second.id) where file.kind == .blob {
+                    found.append(("\(RecordPath.root)/\(first.name)/\(second.name)/\(file.name)", file.id))
+                }
+            }
+        }
+        return found
+    }
+
+    /// Decodes every record the commit added or changed (unchanged records were checked where
+    /// they were written).
+    func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
+        let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID).tree }
+        var decoded = 0
+        for difference in try session.differences(from: parent, to: commit.tree) {
+            guard let blob = difference.new else { continue }
+            _ = try read(blob, path: difference.path, origin: DataOrigin(commit), session: session)
+            decoded += 1
+        }
+        return decoded
+    }
+}

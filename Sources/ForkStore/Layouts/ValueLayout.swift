@@ -1,0 +1,63 @@
+import ForkStoreGit
+
+/// A single-value store's layout: the value is one canonical JSON blob, `value.json`, at the
+/// root of the tree; an empty tree means no value (never written, or removed).
+struct ValueLayout<Value: Resource>: ContentLayout {
+    /// Where the value lives in a commit's tree.
+    static var path: String { "value.json" }
+
+    let model: StoreModel
+    var kind: Manifest.Kind { .value }
+
+    init() throws(StoreError) {
+        model = try StoreModel(of: Value.self)
+    }
+
+    /// The value a tree holds, migrated to the current model version; nil when it holds none.
+    func value(in tree: ObjectID, origin: DataOrigin, session: StoreSession) throws(StoreError) -> Value? {
+        let path = Self.path
+        guard let entry = try session.entry(atPath: path, inTree: tree) else { return nil }
+        guard entry.kind == .blob else {
+            throw StoreError.undecodableValue(commit: origin.commit.id, path: path, reason: "it is a folder, not a file")
+        }
+        let bytes = try session.readBlob(entry.id, path: path)
+        let current = try model.migrated(bytes, origin: origin, path: path)
+        return try ValueCodec.decode(Value.self, from: current, commit: origin.commit.id, path: path)
+    }
+
+    /// The value a commit holds, after checking its stamps.
+    func value(at commit: Commit, session: StoreSession) throws(StoreError) -> Value? {
+        try session.checkStamps(of: commit)
+        return try value(in: commit.tree, origin: DataOrigin(commit), session: session)
+    }
+
+    /// The canonical JSON of a value, encoded before the store is locked.
+    func encode(_ value: Value?) throws(StoreError) -> [UInt8]? {
+        try value.map { (value) throws(StoreError) in try ValueCodec.encode(value) }
+    }
+
+    /// The tree that stores an encoded value: one blob, or an empty tree for no value.
+    func tree(holding json: [UInt8]?, session: StoreSession) throws(StoreError) -> ObjectID {
+        guard let json else { return try session.writeTree([]) }
+        let blob = try session.writeBlob(json, path: Self.path)
+        return try session.writeTree([TreeEntry(name: Self.path, id: blob, kind: .blob)])
+    }
+
+    func merge(
+        base: MergeInput?, dominant: MergeInput, subordinate: MergeInput, onto target: ObjectID, in session: StoreSession
+    ) throws -> LayoutMerge {
+        func version(_ input: MergeInput) throws -> ValueMerge<Value>.Version {
+            try ValueMerge<Value>.Version(value(in: input.tree, origin: input.origin, session: session))
+        }
+        let (merged, decision) = try ValueMerge<Value>.merge(
+            ancestor: try base.map(version), dominant: try version(dominant), subordinate: try version(subordinate))
+        return LayoutMerge(
+            tree: try tree(holding: merged.json, session: session), decision: decision,
+            origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
+    }
+
+    func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
+        _ = try value(in: commit.tree, origin: DataOrigin(commit), session: session)
+        return 1
+    }
+}

@@ -1,0 +1,60 @@
+import Foundation
+
+/// Where stored data came from, as a migration needs to know it: the commit that holds it and
+/// the model version that wrote it.
+struct DataOrigin: Sendable {
+    /// The commit the data was read from.
+    let commit: Commit
+    /// The model version that wrote it: the commit's stamp, or the current version for a tree
+    /// this build made while merging (a virtual base).
+    let modelVersion: Int?
+
+    /// Data as stamped by its commit.
+    init(_ commit: Commit) {
+        self.commit = commit
+        self.modelVersion = commit.modelVersion
+    }
+
+    /// Data this build wrote while merging, attributed to `commit` in messages.
+    init(writtenByThisBuild model: StoreModel, near commit: Commit) {
+        self.commit = commit
+        self.modelVersion = model.version
+    }
+}
+
+extension StoreModel {
+    /// The bytes to decode from a blob: unchanged when the current model version wrote them,
+    /// otherwise run through the migration plan. With `member` (a record envelope's
+    /// `record`), the blob's own `modelVersion` says which version wrote it: a commit's tree
+    /// keeps records written by older versions, so the commit's stamp does not say.
+    func migrated(_ bytes: [UInt8], origin: DataOrigin, path: String, member: String? = nil) throws(StoreError) -> [UInt8] {
+        guard let stamped = origin.modelVersion else { return bytes }  // refused by the stamp check
+        if member == nil, stamped == version { return bytes }
+        var document: JSONValue
+        do {
+            document = try CanonicalJSON.parse(bytes)
+        } catch {
+            throw StoreError.invalidJSON(commit: origin.commit.id, path: path, reason: error.description)
+        }
+        var dataVersion = stamped
+        if member != nil, case .number(let literal)? = document["modelVersion"], let recordVersion = Int(literal) {
+            dataVersion = recordVersion
+        }
+        try checkReadable(dataVersion, in: origin.commit.id)
+        guard dataVersion < version else { return bytes }
+        var json = member.map { document[$0] ?? .null } ?? document
+        do {
+            try plan.migrate(&json, from: dataVersion, to: version, commit: origin.commit)
+        } catch {
+            throw StoreError.migrationFailed(
+                commit: origin.commit.id, path: path, fromVersion: dataVersion, reason: String(describing: error))
+        }
+        if let member {
+            document[member] = json
+            document["modelVersion"] = .number(String(version))
+        } else {
+            document = json
+        }
+        return CanonicalJSON.serialize(document)
+    }
+}

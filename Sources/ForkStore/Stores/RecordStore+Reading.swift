@@ -1,0 +1,58 @@
+import ForkStoreGit
+
+extension RecordStore {
+    /// The record with this id on a fork, or nil. Reads and decodes that record only.
+    public func record(_ id: String, in fork: Fork = .main) throws -> Record? {
+        try engine.read { session in
+            let head = try session.head(of: fork)
+            try session.checkStamps(of: head)
+            return try layout.record(id, in: head, session: session)
+        }
+    }
+
+    /// How many records a fork holds.
+    public func count(in fork: Fork = .main) throws -> Int {
+        try engine.read { session in try layout.entries(in: session.head(of: fork).tree, session: session).count }
+    }
+
+    /// Every record on a fork, in storage order (by shard).
+    public func records(in fork: Fork = .main) throws -> [Record] {
+        var all: [Record] = []
+        try forEachRecord(in: fork) { all.append($0) }
+        return all
+    }
+
+    /// The records that pass `filter`, sorted by `areInIncreasingOrder` when given. A full
+    /// scan: every record is decoded.
+    public func query(
+        in fork: Fork = .main, where filter: (Record) throws -> Bool = { _ in true },
+        sortedBy areInIncreasingOrder: ((Record, Record) throws -> Bool)? = nil
+    ) throws -> [Record] {
+        var matching: [Record] = []
+        try forEachRecord(in: fork) { record in
+            if try filter(record) { matching.append(record) }
+        }
+        if let areInIncreasingOrder { try matching.sort(by: areInIncreasingOrder) }
+        return matching
+    }
+
+    /// Calls `body` with each record of a fork, decoding one at a time, in batches read under
+    /// the store's lock so that writers are not held up by a long listing.
+    public func forEachRecord(in fork: Fork = .main, _ body: (Record) throws -> Void) throws {
+        let (head, entries) = try engine.read { session in
+            let head = try session.head(of: fork)
+            try session.checkStamps(of: head)
+            return (head, try layout.entries(in: head.tree, session: session))
+        }
+        let origin = DataOrigin(head)
+        var start = 0
+        while start < entries.count {
+            let batch = entries[start..<min(start + 512, entries.count)]
+            let records = try engine.read { session in
+                try batch.map { try layout.read($0.id, path: $0.path, origin: origin, session: session).record }
+            }
+            for record in records { try body(record) }
+            start += batch.count
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import ForkStoreGit
+
+extension RecordStore {
+    /// Saves one record in one commit. When it is unchanged no commit is made and the current
+    /// head is returned.
+    @discardableResult
+    public func save(_ record: Record, to fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try transaction(on: fork, message: message ?? "Save record \(record.id)") { $0.save(record) }
+    }
+
+    /// Saves many records in one commit.
+    @discardableResult
+    public func save(_ records: [Record], to fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try transaction(on: fork, message: message ?? "Save \(records.count) records") { changes in
+            for record in records { changes.save(record) }
+        }
+    }
+
+    /// Deletes one record in one commit.
+    @discardableResult
+    public func delete(_ id: String, from fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try transaction(on: fork, message: message ?? "Delete record \(id)") { $0.delete(id) }
+    }
+
+    /// Deletes many records in one commit.
+    @discardableResult
+    public func delete(_ ids: [String], from fork: Fork = .main, message: String? = nil) throws -> Commit {
+        try transaction(on: fork, message: message ?? "Delete \(ids.count) records") { changes in
+            for id in ids { changes.delete(id) }
+        }
+    }
+
+    /// Groups saves and deletes into one commit. `body` runs before the store is locked; every
+    /// record is encoded and size-checked before anything is written.
+    @discardableResult
+    public func transaction(
+        on fork: Fork = .main, message: String = "Change records", _ body: (inout RecordChanges<Record>) throws -> Void
+    ) throws -> Commit {
+        var changes = RecordChanges<Record>()
+        try body(&changes)
+        return try commit(changes, on: fork, message: message)
+    }
+
+    /// Commits the changes of a transaction whose body has run.
+    func commit(_ changes: RecordChanges<Record>, on fork: Fork, message: String) throws -> Commit {
+        // Encode outside the lock: the expensive part, and where a too-large record is refused.
+        var encoded: [(id: String, path: String, bytes: [UInt8]?, lenient: Bool)] = []
+        for change in changes.changes {
+            let path = RecordPath(id: change.id).description
+            let bytes = try change.record.map { (record) throws(StoreError) in
+                try layout.encode(record, id: change.id, limit: options.maximumRecordSize)
+            }
+            encoded.append((change.id, path, bytes, change.deletesOwnSave))
+        }
+        return try engine.commit(on: fork, message: message) { session, head in
+            var treeChanges: [TreeChange] = []
+            for change in encoded {
+                if let bytes = change.bytes {
+                    treeChanges.append(.upsert(path: change.path, blob: try session.writeBlob(bytes, path: change.path)))
+                } else if try session.entry(atPath: change.path, inTree: head.tree) != nil {
+                    treeChanges.append(.remove(path: change.path))
+                } else if !change.lenient {
+                    throw StoreError.recordNotFound(id: change.id, fork: fork.name)
+                }
+            }
+            return try session.updatedTree(head.tree, applying: treeChanges)
+        }
+    }
+
+    /// Changes one record in place and commits it. `change` runs while the store is locked, so
+    /// it sees the newest version and no other write slips in between; keep it short and do
+    /// not call the store from inside it. Throws ``StoreError/recordNotFound(id:fork:)`` when
+    /// there is no such record.
+    @discardableResult
+    public func update(
+        _ id: String, in fork: Fork = .main, message: String? = nil, _ change: (inout Record) throws -> Void
+    ) throws -> Commit {
+        let path = RecordPath(id: id).description
+        return try engine.commit(on: fork, message: message ?? "Update record \(id)") { session, head in
+            guard var record = try layout.record(id, in: head, session: session) else {
+                throw StoreError.recordNotFound(id: id, fork: fork.name)
+            }
+            try change(&record)
+            let bytes = try layout.encode(record, id: id, limit: options.maximumRecordSize)
+            return try session.updatedTree(head.tree, applying: [.upsert(path: path, blob: session.writeBlob(bytes, path: path))])
+        }
+    }
+}

@@ -1,0 +1,134 @@
+/// What every store shares, whatever it holds: forks, history, merges, the change stream,
+/// history replay and packing. ``Store`` and ``RecordStore`` conform, so the two offer the
+/// same fork, history and merge API, written once.
+///
+/// ```swift
+/// func mergePhoneEdits(into store: some VersionedStore) throws {
+///     let phone = try Fork("phone")
+///     if try store.hasFork(phone) {
+///         try store.mergeIntoMain(from: phone)
+///     }
+/// }
+/// ```
+///
+/// Only ForkStore's own stores conform: the requirement is the store's opaque engine.
+public protocol VersionedStore: Sendable {
+    /// The machinery underneath the store. It has no public members; use the store's API.
+    var engine: StoreEngine { get }
+}
+
+extension VersionedStore {
+    /// The store's folder: the bare repository.
+    public var path: String { engine.path }
+
+    /// The options the store was opened with.
+    public var options: StoreOptions { engine.options }
+
+    // MARK: Forks
+
+    /// Every fork of the store, sorted by name.
+    public func forks() throws -> [Fork] { try engine.forks() }
+
+    /// Whether a fork exists.
+    public func hasFork(_ fork: Fork) throws -> Bool { try engine.hasFork(fork) }
+
+    /// Creates a fork at a commit, by default at `main`'s head.
+    ///
+    /// - Throws: ``StoreError/forkAlreadyExists(_:)`` when the name is taken,
+    ///   ``StoreError/commitNotFound(_:)`` for an unknown commit.
+    @discardableResult
+    public func createFork(_ fork: Fork, at commit: CommitID? = nil) throws -> Commit {
+        try engine.createFork(fork, at: commit)
+    }
+
+    /// Creates a fork at another fork's head.
+    @discardableResult
+    public func createFork(_ fork: Fork, from source: Fork) throws -> Commit {
+        try engine.createFork(fork, at: engine.head(of: source).id)
+    }
+
+    /// Deletes a fork. Its commits stay reachable from any fork that merged them.
+    /// `main` cannot be deleted (``StoreError/protectedFork(_:)``).
+    public func deleteFork(_ fork: Fork) throws { try engine.deleteFork(fork) }
+
+    // MARK: History
+
+    /// The newest commit of a fork.
+    public func head(of fork: Fork = .main) throws -> Commit { try engine.head(of: fork) }
+
+    /// A fork's commits, newest first (topological order), at most `limit` of them.
+    public func history(of fork: Fork = .main, limit: Int? = nil) throws -> [Commit] {
+        try engine.history(of: fork, limit: limit)
+    }
+
+    /// One commit, by id.
+    public func commit(_ id: CommitID) throws -> Commit { try engine.commit(id) }
+
+    /// Finds a commit by its full id or a unique prefix of at least 4 hexadecimal digits.
+    public func commit(matching text: String) throws -> Commit { try engine.commit(matching: text) }
+
+    /// How many commits `fork` has that `other` lacks (`ahead`), and the reverse (`behind`).
+    public func divergence(of fork: Fork, from other: Fork) throws -> (ahead: Int, behind: Int) {
+        try engine.divergence(of: fork, from: other)
+    }
+
+    /// A stream of every change this store object makes: commits, merges, fast-forwards,
+    /// created and deleted forks, and `cloud` moved by an exchange. Each call returns a new
+    /// stream; it ends when the store is released. Changes made by other processes are not
+    /// seen here.
+    public func changes() -> AsyncStream<StoreChange> { engine.changes() }
+
+    /// Decodes every commit of every fork, oldest first, with the current model and its
+    /// migrations, stopping at the first that fails. For a record collection, each commit's
+    /// added and changed records are decoded. Use it to prove a migration before shipping it;
+    /// the `ForkStoreMigrationTesting` kit wraps it for test suites.
+    public func replayHistory() throws -> ReplayReport { try engine.replayHistory() }
+
+    /// Packs every loose object into pack files now (writes also pack on their own, see
+    /// ``StoreOptions/packThreshold``). Returns how many objects were packed.
+    @discardableResult
+    public func pack() throws -> Int { try engine.pack() }
+
+    // MARK: Merging
+
+    /// Merges `source` into `target`.
+    ///
+    /// - If `target` already contains `source`'s head: ``MergeOutcome/upToDate``.
+    /// - If `target` has nothing of its own: it fast-forwards to `source`'s head.
+    /// - Otherwise a merge commit with parents `[target, source]` holds the merged content:
+    ///   a single value merged whole (see ``Mergeable`` and ``MergeDecision``), a record
+    ///   collection merged record by record. Its trailers name the fork merged from and the
+    ///   decision taken.
+    ///
+    /// The result depends only on the two commits, never on which fork or replica runs the
+    /// merge, so replicas that merge each other's work converge. A merge that would bring in a
+    /// commit of an unknown model version is refused before anything is written.
+    ///
+    /// - Parameters:
+    ///   - source: the fork whose work is brought in.
+    ///   - target: the fork that receives it.
+    ///   - resolver: called for every conflict; defaults to ``StoreOptions/conflictResolver``.
+    ///     See ``ConflictResolver``.
+    @discardableResult
+    public func merge(
+        from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver? = nil
+    ) throws -> MergeOutcome {
+        try engine.merge(from: source, into: target, resolvingConflicts: resolver)
+    }
+
+    /// Merges a fork's work into `main`.
+    @discardableResult
+    public func mergeIntoMain(from fork: Fork, resolvingConflicts resolver: ConflictResolver? = nil) throws -> MergeOutcome {
+        try merge(from: fork, into: .main, resolvingConflicts: resolver)
+    }
+
+    /// Brings `main`'s work into a fork.
+    @discardableResult
+    public func mergeFromMain(into fork: Fork, resolvingConflicts resolver: ConflictResolver? = nil) throws -> MergeOutcome {
+        try merge(from: .main, into: fork, resolvingConflicts: resolver)
+    }
+
+    /// Merges every fork into `main`, then `main` back into every fork, so all forks end
+    /// with the same content. `cloud` is left alone: only the exchange writes it.
+    public func syncAllForks() throws { try engine.syncAllForks() }
+}
