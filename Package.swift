@@ -85,6 +85,12 @@ let package = Package(
             name: "ForkStoreMergeTests",
             dependencies: ["ForkStoreMerge", "ForkStoreMergeTesting", "ForkStoreTestSupport"]
         ),
+        // Built without reflection metadata, as some release builds are.
+        .testTarget(
+            name: "ForkStoreReflectionFreeTests",
+            dependencies: ["ForkStoreMerge"],
+            swiftSettings: [.unsafeFlags(["-Xfrontend", "-disable-reflection-metadata"])]
+        ),
         .testTarget(
             name: "ForkStoreMigrationTests",
             dependencies: ["ForkStoreMigrationTesting", "ForkStoreTestSupport"]

@@ -4,15 +4,21 @@ import Foundation
 /// A description of how a type merges, property by property: a strategy for each named
 /// property, and last-writer-wins for each property it does not name.
 ///
-/// Properties are named by key path. The stored (JSON) name is taken from the key path;
-/// pass `key:` when your `CodingKeys` rename the property. Name top-level properties only;
-/// to merge inside a nested value, make its type ``PropertyMergeable`` and use
-/// ``mergeable(_:key:)``.
+/// Properties are named by key path. Their stored (JSON) keys are found from the type's own
+/// encoding, so `CodingKeys` renames need nothing and builds without reflection metadata work
+/// alike: during a merge, the property is copied from one side into the other and the keys
+/// whose JSON changed are the property's. `key:` states the stored key outright; it is checked
+/// against the encoding, and a key the property is not stored under fails the merge with
+/// ``StoreError/mergeFailed(reason:)``. Name top-level properties only; to merge inside a
+/// nested value, make its type ``PropertyMergeable`` and use ``mergeable(_:key:)``.
 public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     private struct Entry: Sendable {
-        let key: String
+        /// The stored key the app named, if any.
+        let key: String?
         let merge: @Sendable (_ ancestor: Root, _ dominant: Root, _ subordinate: Root, _ result: inout Root) throws -> Void
         let salvage: @Sendable (_ dominant: Root, _ subordinate: Root, _ result: inout Root) throws -> Void
+        /// Copies the property's value from `source` into `target`, to find its stored keys.
+        let transplant: @Sendable (_ source: Root, _ target: inout Root) -> Void
     }
 
     private var entries: [Entry] = []
@@ -28,7 +34,7 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     ) -> Self {
         var copy = self
         copy.entries.append(Entry(
-            key: key ?? Self.name(of: keyPath),
+            key: key,
             merge: { ancestor, dominant, subordinate, result in
                 result[keyPath: keyPath] = try strategy.merge(
                     ancestor: ancestor[keyPath: keyPath], dominant: dominant[keyPath: keyPath],
@@ -37,7 +43,8 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
             salvage: { dominant, subordinate, result in
                 result[keyPath: keyPath] = try strategy.salvage(
                     dominant: dominant[keyPath: keyPath], subordinate: subordinate[keyPath: keyPath])
-            }))
+            },
+            transplant: { source, target in target[keyPath: keyPath] = source[keyPath: keyPath] }))
         return copy
     }
 
@@ -99,10 +106,11 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
 
     public func merge(ancestor: Root, dominant: Root, subordinate: Root) throws -> Root {
         MergeContext.strategyRan(name)
-        let named = Set(entries.map(\.key))
-        var result = try mergeUnnamed(ancestor: ancestor, dominant: dominant, subordinate: subordinate, except: named)
-        for entry in entries {
-            try MergeContext.inside(entry.key) {
+        let keys = try entries.map { try storedKeys(of: $0, in: dominant, comparedWith: [subordinate, ancestor]) }
+        var result = try mergeUnnamed(
+            ancestor: ancestor, dominant: dominant, subordinate: subordinate, except: Set(keys.joined()))
+        for (entry, keys) in zip(entries, keys) {
+            try MergeContext.inside(keys.first ?? entry.key ?? "") {
                 try entry.merge(ancestor, dominant, subordinate, &result)
             }
         }
@@ -112,11 +120,34 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     public func salvage(dominant: Root, subordinate: Root) throws -> Root {
         var result = dominant
         for entry in entries {
-            try MergeContext.inside(entry.key) {
+            let keys = try storedKeys(of: entry, in: dominant, comparedWith: [subordinate])
+            try MergeContext.inside(keys.first ?? entry.key ?? "") {
                 try entry.salvage(dominant, subordinate, &result)
             }
         }
         return result
+    }
+
+    /// The JSON keys a named property is stored under, found by copying its value from each of
+    /// `others` into `value` in turn and seeing which top-level keys change. Empty when the
+    /// property encodes the same on every side (then nothing about it can conflict).
+    private func storedKeys(of entry: Entry, in value: Root, comparedWith others: [Root]) throws -> [String] {
+        guard case .object(let original)? = try? Self.json(value) else { return entry.key.map { [$0] } ?? [] }
+        for other in others {
+            var probe = value
+            entry.transplant(other, &probe)
+            guard case .object(let changed)? = try? Self.json(probe) else { continue }
+            let keys = JSONValue.alignedMembers(original, changed).filter { $0.values[0] != $0.values[1] }.map(\.key)
+            guard !keys.isEmpty else { continue }
+            if let named = entry.key, !keys.contains(named) {
+                throw StoreError.mergeFailed(reason: """
+                    PropertyMerges<\(Root.self)> names the key '\(named)', but that property is stored as \
+                    \(keys.map { "'\($0)'" }.joined(separator: ", ")); fix the key: argument or leave it out
+                    """)
+            }
+            return entry.key.map { [$0] } ?? keys
+        }
+        return entry.key.map { [$0] } ?? []
     }
 
     /// Last-writer-wins for each stored property the description does not name, done on the
@@ -151,12 +182,5 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
 
     private static func json(_ value: Root) throws -> JSONValue {
         try CanonicalJSON.parse(Array(JSONEncoder().encode(value)))
-    }
-
-    /// The stored name of a key path's first property: `\Note.body` → `body`.
-    private static func name(of keyPath: AnyKeyPath) -> String {
-        let text = String(describing: keyPath)
-        let path = text.drop { $0 != "." }.dropFirst()
-        return String(path.prefix { $0 != "." })
     }
 }
