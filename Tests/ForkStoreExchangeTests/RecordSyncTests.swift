@@ -34,4 +34,28 @@ struct RecordSyncTests {
         let fsck = try git("--git-dir", lab.remotePath, "fsck", "--strict")
         #expect(fsck.status == 0)
     }
+
+    /// The exchange once exposed a `Store` over the collection, whose `save` replaced every
+    /// record with one `value.json`. Its store is now the collection itself, and no public way
+    /// opens a value store over a record collection.
+    @Test func theExchangeOffersNoWayToWriteAValueIntoARecordCollection() async throws {
+        let lab = try SyncLab()
+        let records = try RecordStore<Task2>.create(at: lab.folder.child("records"))
+        try records.save([Task2(id: "a", title: "one"), Task2(id: "b", title: "two")])
+        for exchange in [Exchange(records: records, remote: try Remote(lab.remotePath)),
+                         Exchange(store: records, remote: try Remote(lab.remotePath))] {
+            #expect(exchange.store as? RecordStore<Task2> === records)
+            #expect(!(exchange.store is Store<Task2>))
+            try await exchange.sync()
+        }
+        #expect {
+            try Store<Task2>.open(at: records.path)
+        } throws: { error in
+            guard case StoreError.notAStore(_, let reason) = error else { return false }
+            return reason.contains("record collection")
+        }
+        #expect(try records.count() == 2)
+        let tree = try git("--git-dir", records.path, "ls-tree", "--name-only", "main")
+        #expect(tree.stdout == "records\n")
+    }
 }

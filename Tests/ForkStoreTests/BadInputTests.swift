@@ -89,6 +89,23 @@ struct BadInputTests {
         try expectStillUsable(store)
     }
 
+    @Test func aMalformedValueIsRepairedBySavingOrRemoving() throws {
+        for content in [#"{"title": "unterminated"#, #"{"title": 12}"#, "[1, 2]"] {
+            let (folder, store, bad) = try storeWithAFork()
+            _ = folder
+            _ = try commitByHand(store, fork: "bad", content: content, modelVersion: 1)
+            #expect(throws: StoreError.self) { try store.value(in: bad) }
+            #expect(throws: StoreError.self) { try store.update(bad) { $0?.count += 1 } }
+            // A save replaces the value without reading it, so it repairs the fork.
+            try store.save(Doc(title: "repaired"), to: bad)
+            #expect(try store.value(in: bad) == Doc(title: "repaired"))
+            _ = try commitByHand(store, fork: "bad", content: content, modelVersion: 1)
+            try store.remove(from: bad)
+            #expect(try store.value(in: bad) == nil)
+            try expectStillUsable(store)
+        }
+    }
+
     @Test func anObjectDeletedFromTheDatabaseIsReported() throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder

@@ -4,20 +4,6 @@ import Testing
 
 @Suite("History")
 struct HistoryTests {
-    @Test func historyListsCommitsNewestFirst() throws {
-        let (folder, store) = try makeStore(Doc.self)
-        _ = folder
-        try store.save(Doc(title: "one"), message: "First")
-        try store.save(Doc(title: "two"), message: "Second")
-        let history = try store.history()
-        #expect(history.map(\.subject) == ["Second", "First", "Create store"])
-        #expect(history.allSatisfy { $0.modelVersion == 1 })
-        #expect(try store.history(limit: 2).count == 2)
-        #expect(try store.commit(history[1].id) == history[1])
-        #expect(try store.commit(matching: String(history[1].id.hex.prefix(8))) == history[1])
-        #expect(throws: StoreError.commitNotFound("zzzz")) { try store.commit(matching: "zzzz") }
-    }
-
     @Test func differencesBetweenCommits() throws {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder

@@ -50,19 +50,4 @@ struct ReadWriteTests {
         #expect(!commit.message.contains("\u{1B}"))
         #expect(try store.value() == Doc(title: "x"))
     }
-
-    @Test func changesArePublished() async throws {
-        let (folder, store) = try makeStore()
-        _ = folder
-        let stream = store.changes()
-        let ui = try Fork("ui")
-        let created = try store.createFork(ui)
-        let commit = try store.add("a", to: ui)
-        let merged = try store.mergeIntoMain(from: ui)
-        var iterator = stream.makeAsyncIterator()
-        #expect(await iterator.next() == StoreChange(fork: ui, commit: created.id, kind: .forkCreated))
-        #expect(await iterator.next() == StoreChange(fork: ui, commit: commit.id, kind: .committed))
-        #expect(merged == .fastForwarded(to: commit.id))
-        #expect(await iterator.next() == StoreChange(fork: .main, commit: commit.id, mergedFrom: ui, kind: .fastForwarded))
-    }
 }

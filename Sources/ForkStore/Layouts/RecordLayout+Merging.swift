@@ -4,7 +4,7 @@ extension RecordLayout {
     /// Merges two record trees record by record. The trees are diffed against the base, and
     /// only records that changed on both sides are decoded (see ``RecordMerge``), so the cost
     /// follows the size of the change, not of the collection. With no base (unrelated
-    /// histories) every record counts as added.
+    /// histories) every record counts as added, and the merge is recorded as a salvage.
     func merge(
         base: MergeInput?, dominant: MergeInput, subordinate: MergeInput, onto target: ObjectID, in session: StoreSession
     ) throws -> LayoutMerge {
@@ -38,8 +38,11 @@ extension RecordLayout {
             guard result != current else { continue }
             changes.append(result.map { .upsert(path: path, blob: $0) } ?? .remove(path: path))
         }
+        // Against no base, or a base without records, every record was added on both sides:
+        // the two-way salvage, as for a single value added on both sides.
+        let salvaged = try baseTree.map { try session.treeEntries($0).isEmpty } ?? true
         return LayoutMerge(
-            tree: try session.updatedTree(target, applying: changes), decision: base == nil ? .salvage : .mergeable,
+            tree: try session.updatedTree(target, applying: changes), decision: salvaged ? .salvage : .mergeable,
             origin: dominant.origin)
     }
 
