@@ -125,7 +125,7 @@ struct LocalRemoteTests {
         let upgraded = try Store<FutureTally>.open(at: store.path)
         let upgradedSync = Exchange(store: upgraded, remote: try Remote(lab.remotePath))
         try await upgradedSync.sync()
-        #expect(Set(try upgraded.value()?.items ?? []) == ["shared", "future", "local-work", "more-local-work"])
+        #expect(Set(try await upgraded.value()?.items ?? []) == ["shared", "future", "local-work", "more-local-work"])
         #expect(upgradedSync.status.state == .idle)
     }
 

@@ -32,19 +32,19 @@ struct DemoCommand: AsyncParsableCommand {
         let phone = try RecordStore<Note>.create(at: path("phone.notes"))
         let laptopSync = Exchange(records: laptop, remote: remote)
         let phoneSync = Exchange(records: phone, remote: remote)
-        try laptop.save(Note(id: id, title: "Ship it", body: "Fork Yeah", tags: ["red", "blue"]), message: "Add note \(id)")
+        try await laptop.save(Note(id: id, title: "Ship it", body: "Fork Yeah", tags: ["red", "blue"]), message: "Add note \(id)")
         try await laptopSync.sync()
         try await phoneSync.sync()
         print("laptop wrote a note and synced; the phone synced and has it:")
         try show(phone)
 
         heading("2. Both edit the same note while offline")
-        try laptop.update(id, message: "Edit on the laptop") { note in
+        try await laptop.update(id, message: "Edit on the laptop") { note in
             note.title = "Ship it today"
             note.body = "Fork Yeah!!!"
             note.tags.remove("red")
         }
-        try phone.update(id, message: "Edit on the phone") { note in
+        try await phone.update(id, message: "Edit on the phone") { note in
             note.body = "Fork yeah"
             note.tags.insert("green")
             note.done = true
