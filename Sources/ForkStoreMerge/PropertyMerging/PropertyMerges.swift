@@ -9,7 +9,7 @@ import Foundation
 /// alike: during a merge, the property is copied from one side into the other and the keys
 /// whose JSON changed are the property's. `key:` states the stored key outright; it is checked
 /// against the encoding, and a key the property is not stored under fails the merge with
-/// ``StoreError/mergeFailed(reason:)``. Name top-level properties only; to merge inside a
+/// `StoreError.mergeFailed(reason:)`. Name top-level properties only; to merge inside a
 /// nested value, make its type ``PropertyMergeable`` and use ``mergeable(_:key:)``.
 public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     private struct Entry: Sendable {
