@@ -38,15 +38,14 @@ extension StoreEngine {
         let (result, publishedKind) = try write { session throws -> ((oldHead: Commit, newHead: Commit?), StoreChange.Kind) in
             for attempt in 1...options.maximumWriteAttempts {
                 let head = try session.head(of: fork)
-                let target: ObjectID
-                var publishedKind = kind
+                let target: ObjectID, publishedKind: StoreChange.Kind
                 switch try decide(session, head) {
                 case .nothing:
                     return ((head, nil), kind)
                 case .move(let id, let movedKind):
-                    target = id
-                    publishedKind = movedKind
+                    (target, publishedKind) = (id, movedKind)
                 case .commit(let tree, let parents, let message):
+                    publishedKind = kind
                     target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
                         try session.repository.createCommit(
                             tree: tree, parents: parents, message: message, signature: session.signature)
