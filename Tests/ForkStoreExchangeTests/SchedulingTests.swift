@@ -22,7 +22,7 @@ struct SchedulingTests {
         try store.add("periodic")
         exchange.start(every: .milliseconds(100))
         defer { exchange.stop() }
-        #expect(try await eventually { try lab.remoteItems() == ["periodic"] })
+        #expect(try await eventually { try lab.remoteItems() == ["periodic"] }, "\(exchange.status)")
     }
 
     @Test func changesToMainAreSyncedAfterAQuietPeriod() async throws {
