@@ -1,13 +1,17 @@
+import ForkStoreGit
+
 extension StoreModel {
-    /// A commit message: `text`, then the trailers every commit carries (model version,
-    /// format version, Lamport counter), then `extra`.
-    func stampedMessage(_ text: String, lamport: Int, _ extra: [Trailer] = []) -> String {
-        let stamp = [
+    /// The trailers every commit carries: the writer's model version, the format version, the
+    /// Lamport counter (kept for readers that order by it), the hybrid logical clock and the
+    /// replica.
+    func stamp(lamport: Int, clock: HybridTime, replica: String) -> [Trailer] {
+        [
             Trailer(key: TrailerKey.modelVersion, value: String(version)),
             Trailer(key: TrailerKey.formatVersion, value: String(FormatVersion.current)),
             Trailer(key: TrailerKey.lamport, value: String(lamport)),
+            Trailer(key: TrailerKey.clock, value: clock.description),
+            Trailer(key: TrailerKey.replica, value: replica),
         ]
-        return CommitMessage.compose(text, trailers: stamp + extra)
     }
 
     /// Throws unless this build can read the commit: a newer format, a missing or unknown
@@ -20,5 +24,24 @@ extension StoreModel {
             throw StoreError.missingModelVersion(commit: commit.id)
         }
         try checkReadable(modelVersion, in: commit.id)
+    }
+}
+
+extension StoreEngine {
+    /// The message of a new commit on top of `parents`: `text`, the stamp with the next clock
+    /// reading, a `Clock-Clamped` trailer for each parent whose clock ran too far ahead, then
+    /// `extra`. Runs under the writer lock.
+    func stampedMessage(
+        _ text: String, after parents: [Commit], in session: StoreSession, _ extra: [Trailer] = []
+    ) throws -> String {
+        let (reading, clamped) = try clock.next(after: parents) { try session.forkHeads() }
+        var trailers = model.stamp(
+            lamport: parents.map(\.nextLamport).max() ?? 1, clock: reading, replica: clock.replica)
+        for parent in clamped {
+            let ahead = parent.clock.milliseconds - reading.milliseconds
+            options.logger.notice("commit \(parent.id.short) claims a clock \(ahead) ms ahead of this one; ordered as if it were not")
+            trailers.append(Trailer(key: TrailerKey.clockClamped, value: "\(parent.id.hex) \(ahead) ms ahead"))
+        }
+        return CommitMessage.compose(text, trailers: trailers + extra)
     }
 }

@@ -27,12 +27,13 @@ extension StoreEngine {
             if theirs.id != alreadyChecked { try session.checkStamps(ofCommitsIn: other, notIn: ours) }
             if behind { return .move(to: other, as: .fastForwarded) }
             let result = try MergeContext.collecting(
-                dominantIsOurs: head.outranks(theirs), resolver: resolver ?? options.conflictResolver
+                dominantIsOurs: head.outranks(theirs), resolver: resolver ?? options.conflictResolver,
+                removalPolicy: options.removalPolicy
             ) { try mergedTree(ours: head, theirs: theirs, in: session) }
-            let lamport = (head.lamport >= theirs.lamport ? head : theirs).nextLamport
             let trailers = Self.mergeTrailers(
                 from: source, decision: result.result.decision, conflicts: result.conflicts, strategies: result.strategies)
-            let message = model.stampedMessage("Merge fork '\(source)' into '\(target)'", lamport: lamport, trailers)
+            let message = try stampedMessage(
+                "Merge fork '\(source)' into '\(target)'", after: [head, theirs], in: session, trailers)
             merged = true
             conflicts = result.conflicts
             return .commit(tree: result.result.tree, parents: [ours, other], message: message)

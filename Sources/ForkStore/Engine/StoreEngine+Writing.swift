@@ -21,7 +21,7 @@ extension StoreEngine {
             try session.checkStamps(of: head)
             let tree = try makeTree(session, head)
             guard tree != head.tree else { return .nothing }
-            let text = model.stampedMessage(message, lamport: head.nextLamport)
+            let text = try stampedMessage(message, after: [head], in: session)
             return .commit(tree: tree, parents: [head.id.objectID], message: text)
         }
         return outcome.newHead ?? outcome.oldHead

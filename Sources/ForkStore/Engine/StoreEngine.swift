@@ -30,6 +30,8 @@ public final class StoreEngine: Sendable {
     /// A second handle for network transfers, so a fetch or push never holds the store's lock;
     /// opened on first use and kept.
     let transfers = Mutex<Repository?>(nil)
+    /// The replica id and the hybrid logical clock that stamp every commit.
+    let clock: StoreClock
 
     var model: StoreModel { layout.model }
 
@@ -38,6 +40,7 @@ public final class StoreEngine: Sendable {
         self.options = options
         self.layout = layout
         self.writerLock = try WriterLock(gitDirectory: repository.gitDirectory)
+        self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
         let signature = Signature(name: options.authorName, email: options.authorEmail)
         self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: signature))
     }
@@ -89,10 +92,14 @@ public final class StoreEngine: Sendable {
             throw StoreError.fileSystem(path: parent.path, reason: error.localizedDescription)
         }
         defer { try? fileManager.removeItem(at: staging) }
+        let repository = try git("creating the store") { () throws(GitError) in
+            try Repository.createBare(at: staging.path, initialBranch: Fork.main.name)
+        }
+        let clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
         try git("creating the store") { () throws(GitError) in
-            let repository = try Repository.createBare(at: staging.path, initialBranch: Fork.main.name)
             let tree = try repository.writeTree([])
-            let message = layout.model.stampedMessage("Create store", lamport: 1)
+            let stamp = layout.model.stamp(lamport: 1, clock: HybridTime(milliseconds: clock.now), replica: clock.replica)
+            let message = CommitMessage.compose("Create store", trailers: stamp)
             let signature = Signature(name: options.authorName, email: options.authorEmail)
             let commit = try repository.createCommit(tree: tree, parents: [], message: message, signature: signature)
             try repository.updateReference(Fork.main.referenceName, to: commit, expecting: nil, logMessage: "forkstore: create")

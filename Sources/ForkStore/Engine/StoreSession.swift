@@ -31,6 +31,15 @@ final class StoreSession {
         try git("reading fork '\(fork)'") { () throws(GitError) in try repository.resolveReference(fork.referenceName) }
     }
 
+    /// The head commit of every fork that can be read (a fork whose head is damaged is left
+    /// out: it must not stop writes to the others).
+    func forkHeads() throws(StoreError) -> [Commit] {
+        let references = try git("listing forks") { () throws(GitError) in
+            try repository.references(withPrefix: Fork.referencePrefix)
+        }
+        return references.compactMap { try? commit($0.target) }
+    }
+
     /// A commit the caller named by id: a missing one is ``StoreError/commitNotFound(_:)``.
     func existingCommit(_ id: CommitID) throws(StoreError) -> Commit {
         do {

@@ -45,8 +45,16 @@ public struct Commit: Sendable, Hashable, Identifiable {
     public let id: CommitID
     /// Parents in git's order: for a merge, the fork merged into comes first.
     public let parents: [CommitID]
-    /// When the commit was made (committer time).
+    /// When the commit was made: its ``clock``'s physical time, to the millisecond (for
+    /// commits without a `Clock` trailer, the committer time, to the second).
     public let date: Date
+    /// The hybrid logical clock the commit was made at. "Later" in every merge decision means
+    /// a higher clock. Commits written before the `Clock` trailer stand in with their
+    /// committer time and Lamport counter.
+    public let clock: HybridTime
+    /// The replica (one store on one device) that wrote the commit; nil for commits written
+    /// before the `Replica` trailer, or by other tools.
+    public let replica: String?
     /// The writer's model version; nil when the commit has no `Model-Version` trailer.
     public let modelVersion: Int?
     /// The on-disk format version; nil when the commit has no `Format-Version` trailer.
@@ -78,15 +86,23 @@ public struct Commit: Sendable, Hashable, Identifiable {
         self.id = CommitID(object.id)
         self.parents = object.parents.map { CommitID($0) }
         self.tree = object.tree
-        self.date = Date(timeIntervalSince1970: TimeInterval(object.time))
         self.message = text
         self.trailers = trailers
-        func number(_ key: String) -> Int? {
-            trailers.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }.flatMap { Int($0.value) }
+        func value(_ key: String) -> String? {
+            trailers.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
         }
-        self.modelVersion = number(TrailerKey.modelVersion)
-        self.formatVersion = number(TrailerKey.formatVersion)
-        self.lamport = max(0, number(TrailerKey.lamport) ?? 0)
+        self.modelVersion = value(TrailerKey.modelVersion).flatMap { Int($0) }
+        self.formatVersion = value(TrailerKey.formatVersion).flatMap { Int($0) }
+        self.lamport = max(0, value(TrailerKey.lamport).flatMap { Int($0) } ?? 0)
+        self.replica = value(TrailerKey.replica)
+        if let clock = value(TrailerKey.clock).flatMap(HybridTime.init) {
+            self.clock = clock
+            self.date = clock.date
+        } else {
+            let (milliseconds, overflow) = object.time.multipliedReportingOverflow(by: 1000)
+            self.clock = HybridTime(milliseconds: overflow ? (object.time < 0 ? .min : .max) : milliseconds, counter: lamport)
+            self.date = Date(timeIntervalSince1970: TimeInterval(object.time))
+        }
     }
 }
 
@@ -95,9 +111,12 @@ extension Commit {
     /// `Lamport: 9223372036854775807` trailer cannot make the next write trap.
     var nextLamport: Int { lamport == .max ? .max : lamport + 1 }
 
-    /// The order that decides which side of a merge dominates: higher Lamport counter first,
-    /// then the higher commit id. It depends only on the commits, so every replica agrees.
+    /// Whether this commit is the later write of the two, which dominates a merge: the higher
+    /// clock, then the higher replica id, then the higher commit id. It depends only on the
+    /// two commits, so every replica agrees.
     func outranks(_ other: Commit) -> Bool {
-        lamport != other.lamport ? lamport > other.lamport : other.id < id
+        if clock != other.clock { return clock > other.clock }
+        if replica != other.replica { return (replica ?? "") > (other.replica ?? "") }
+        return other.id < id
     }
 }

@@ -24,10 +24,12 @@ extension RecordLayout {
         for path in blobs.keys.sorted() {
             guard let (baseBlob, mineBlob, theirsBlob) = blobs[path] else { continue }
             let result: ObjectID?
-            if mineBlob == theirsBlob || theirsBlob == baseBlob {
+            if theirsBlob == baseBlob {
                 result = mineBlob
             } else if mineBlob == baseBlob {
                 result = theirsBlob
+            } else if mineBlob == theirsBlob, !(RecordMerge<Record>.mergesItself && baseBlob != nil && mineBlob != nil) {
+                result = mineBlob
             } else {
                 result = try mergeRecord(
                     path: path, base: baseBlob.map { ($0, base?.origin ?? dominant.origin) },

@@ -20,17 +20,20 @@ public final class MergeContext: Sendable {
     /// Whether the dominant side of this merge is the fork merged into.
     let dominantIsOurs: Bool
     let resolver: ConflictResolver?
+    let removalPolicy: RemovalPolicy
 
-    init(dominantIsOurs: Bool, resolver: ConflictResolver?) {
+    init(dominantIsOurs: Bool, resolver: ConflictResolver?, removalPolicy: RemovalPolicy) {
         self.dominantIsOurs = dominantIsOurs
         self.resolver = resolver
+        self.removalPolicy = removalPolicy
     }
 
     /// Runs `body` with a fresh context and returns its result with the conflicts reported.
     public static func collecting<Result>(
-        dominantIsOurs: Bool = true, resolver: ConflictResolver? = nil, _ body: () throws -> Result
+        dominantIsOurs: Bool = true, resolver: ConflictResolver? = nil, removalPolicy: RemovalPolicy = .latestWins,
+        _ body: () throws -> Result
     ) rethrows -> (result: Result, conflicts: [MergeConflict], strategies: [String]) {
-        let context = MergeContext(dominantIsOurs: dominantIsOurs, resolver: resolver)
+        let context = MergeContext(dominantIsOurs: dominantIsOurs, resolver: resolver, removalPolicy: removalPolicy)
         let result = try $current.withValue(context) { try body() }
         return (result, context.conflicts, context.strategies)
     }
@@ -39,6 +42,28 @@ public final class MergeContext: Sendable {
     var strategies: [String] { state.withLock { $0.strategies.sorted() } }
 
     // MARK: For strategies
+
+    /// The store's ``RemovalPolicy`` for the merge in progress (``StoreOptions/removalPolicy``);
+    /// ``RemovalPolicy/latestWins`` outside a store merge.
+    public static var removalPolicy: RemovalPolicy { current?.removalPolicy ?? .latestWins }
+
+    /// Decides a removal against an edit by `policy` (the store's when nil) and reports it:
+    /// returns the value to keep, nil for the removal. `dominant` is the later side.
+    public static func removalConflict<Value: Codable>(
+        ancestor: Value?, dominant: Value?, subordinate: Value?, policy: RemovalPolicy? = nil
+    ) throws -> Value? {
+        let edited = dominant ?? subordinate
+        switch policy ?? removalPolicy {
+        case .editWins:
+            return try conflict(
+                strategy: MergeDecision.editWinsOverRemoval.rawValue, ancestor: ancestor, dominant: dominant,
+                subordinate: subordinate, chosen: edited)
+        case .latestWins:
+            return try conflict(
+                strategy: dominant == nil ? MergeDecision.removalWins.rawValue : MergeDecision.editWinsOverRemoval.rawValue,
+                ancestor: ancestor, dominant: dominant, subordinate: subordinate, chosen: dominant)
+        }
+    }
 
     /// Merges a part of the value below `component` (a property name, a key, an id), so that
     /// conflicts found inside carry the full path.

@@ -22,6 +22,10 @@ public enum MergeDecision: String, Sendable, Equatable {
     /// The histories are unrelated (or both sides added a value independently): the
     /// two-way ``Mergeable/salvaged(with:)`` ran.
     case salvage
-    /// One side removed the value and the other edited it: the edit was kept, so no data is lost.
+    /// One side removed the value and the other edited it: the edit was kept, because it was
+    /// the later write or because the store's ``RemovalPolicy`` is ``RemovalPolicy/editWins``.
     case editWinsOverRemoval = "edit-wins-over-removal"
+    /// One side removed the value and the other edited it earlier: the later removal won
+    /// (``RemovalPolicy/latestWins``). The edit stays in the history.
+    case removalWins = "removal-wins"
 }

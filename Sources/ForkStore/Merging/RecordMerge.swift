@@ -1,18 +1,22 @@
 /// The rules that merge one record changed on both sides: pure Swift on decoded records.
 ///
-/// - edited on one side, deleted on the other → **the edit is kept**, reported as a conflict;
+/// - edited on one side, deleted on the other → the store's ``RemovalPolicy`` decides (by
+///   default the later of the two), reported as a conflict;
 /// - edited on both → the record's own ``Mergeable`` merge (per property with
-///   `PropertyMergeable`), or the dominant side's record, reported as a conflict;
+///   `PropertyMergeable`), even when both ended equal, or the dominant side's record,
+///   reported as a conflict;
 /// - added on both with different contents → ``Mergeable/salvaged(with:)``, or the dominant
 ///   side's record, reported as a conflict.
 enum RecordMerge<Record: Resource> {
-    /// The merged record (nil: deleted) of a record that both sides changed differently.
+    /// Whether records of this type merge themselves, so that both sides changing a record the
+    /// same way still runs the merge.
+    static var mergesItself: Bool { Record.self is any Mergeable.Type }
+
+    /// The merged record (nil: deleted) of a record that both sides changed.
     static func merge(ancestor: Record?, dominant: Record?, subordinate: Record?) throws -> Record? {
         switch (ancestor, dominant, subordinate) {
-        case (_, nil, let kept?), (_, let kept?, nil):
-            return try MergeContext.conflict(
-                strategy: MergeDecision.editWinsOverRemoval.rawValue, ancestor: ancestor,
-                dominant: dominant, subordinate: subordinate, chosen: kept)
+        case (_, nil, .some), (_, .some, nil):
+            return try MergeContext.removalConflict(ancestor: ancestor, dominant: dominant, subordinate: subordinate)
         case (let base?, let dominant?, let subordinate?):
             if let merged = try MergeableDispatch.merged(dominant, subordinate, ancestor: base) {
                 MergeContext.strategyRan("mergeable")

@@ -1,3 +1,4 @@
+import Foundation
 import Logging
 
 /// How a store writes: durability, the name on its commits, retries and logging.
@@ -32,6 +33,20 @@ public struct StoreOptions: Sendable {
 
     /// Where the store logs retries, merges and recovered lock files (debug and notice levels).
     public var logger: Logger
+
+    /// What a merge does when one side removed something (a whole value, a record, a
+    /// dictionary key) that the other side edited. Default ``RemovalPolicy/latestWins``.
+    public var removalPolicy: RemovalPolicy = .latestWins
+
+    /// How far ahead of this machine's wall clock another commit's clock may run before it is
+    /// counted as only this far ahead (and the merge says so in a `Clock-Clamped` trailer).
+    /// Default one day: far more than the skew of any working clock, far less than a broken
+    /// one's.
+    public var maximumClockSkew: Duration = .seconds(24 * 60 * 60)
+
+    /// The wall clock the store's hybrid logical clock follows. Replace it in tests to step
+    /// time back or skew a replica; the store's clock stays monotonic whatever it returns.
+    public var wallClock: @Sendable () -> Date = { Date() }
 
     /// Options with the defaults: no fsync, `ForkStore <forkstore@localhost>`, 16 write attempts.
     public init(
