@@ -22,7 +22,9 @@ struct StrategyExampleTests {
         let counter = Counter<Int>()
         #expect(try counter.merge(ancestor: 10, dominant: 13, subordinate: 15) == 18)
         #expect(try counter.merge(ancestor: 10, dominant: 7, subordinate: 12) == 9)
-        #expect(try counter.merge(ancestor: 10, dominant: 12, subordinate: 12) == 12)
+        // Both sides counted 2 more: 4 events, although both ended at 12.
+        #expect(try counter.merge(ancestor: 10, dominant: 12, subordinate: 12) == 14)
+        #expect(try counter.merge(ancestor: 4, dominant: 10, subordinate: 10) == 16)
         #expect(try counter.salvage(dominant: 3, subordinate: 4) == 7)
         #expect(try Counter<Int8>().merge(ancestor: 0, dominant: 100, subordinate: 100 - 1) == 127)
         #expect(try Counter<Int8>().salvage(dominant: 100, subordinate: 90) == 127)
@@ -37,13 +39,22 @@ struct StrategyExampleTests {
         #expect(try set.salvage(dominant: ["a"], subordinate: ["b"]) == ["a", "b"])
     }
 
-    @Test func optionalKeepsAnEditOverAClear() throws {
+    @Test func optionalClearAgainstEditFollowsTheRemovalPolicy() throws {
         let optional = OptionalMerge(LastWriterWins<Int>())
         #expect(try optional.merge(ancestor: 1, dominant: nil, subordinate: 1) == nil)
-        let (result, conflicts, _) = try MergeContext.collecting {
+        // The later side (dominant) cleared it: with the default policy the clear wins.
+        let (latest, reported, _) = try MergeContext.collecting {
             try optional.merge(ancestor: 1, dominant: nil, subordinate: 2)
         }
-        #expect(result == 2 && conflicts.count == 1)
+        #expect(latest == nil && reported.map(\.strategy) == ["removal-wins"])
+        // The later side edited it: the edit wins.
+        #expect(try optional.merge(ancestor: 1, dominant: 3, subordinate: nil) == 3)
+        // Edit wins, whatever the order.
+        let (kept, conflicts, _) = try MergeContext.collecting(removalPolicy: .editWins) {
+            try optional.merge(ancestor: 1, dominant: nil, subordinate: 2)
+        }
+        #expect(kept == 2 && conflicts.map(\.strategy) == ["edit-wins-over-removal"])
+        #expect(try OptionalMerge(LastWriterWins<Int>(), removal: .editWins).merge(ancestor: 1, dominant: nil, subordinate: 2) == 2)
         #expect(try optional.merge(ancestor: nil, dominant: 5, subordinate: nil) == 5)
     }
 
@@ -55,12 +66,22 @@ struct StrategyExampleTests {
             subordinate: ["keep": "x", "edit": "Fork yeah", "drop": "y", "new2": "theirs"])
         // "drop" was removed by the dominant side, "clash" by the subordinate: both go.
         #expect(merged == ["keep": "x", "edit": "Fork yeah!!!", "new": "mine", "new2": "theirs"])
-        // Removed on one side, edited on the other: the edit is kept, with the key in the path.
-        let (kept, conflicts, _) = try MergeContext.collecting {
+        // Removed on the later side, edited on the other: the removal wins by default, the
+        // edit with `.editWins`; either way the conflict carries the key in its path.
+        let (removed, reported, _) = try MergeContext.collecting {
             try dictionary.merge(ancestor: ["k": "old"], dominant: [:], subordinate: ["k": "new"])
+        }
+        #expect(removed == [:])
+        #expect(reported.map(\.path) == ["/k"])
+        let editWins = DictionaryMerge<String, TextMerge>(values: TextMerge(), removal: .editWins)
+        let (kept, conflicts, _) = try MergeContext.collecting {
+            try editWins.merge(ancestor: ["k": "old"], dominant: [:], subordinate: ["k": "new"])
         }
         #expect(kept == ["k": "new"])
         #expect(conflicts.map(\.path) == ["/k"])
+        // Counters inside count both sides, even when both ended equal.
+        let counts = DictionaryMerge<String, Counter<Int>>(values: Counter())
+        #expect(try counts.merge(ancestor: ["a": 1, "b": 0], dominant: ["a": 2, "b": 0], subordinate: ["a": 2, "b": 1]) == ["a": 3, "b": 1])
     }
 
     @Test func orderedArray() throws {
@@ -91,12 +112,25 @@ struct StrategyExampleTests {
         let merged = try items.merge(ancestor: base, dominant: mine, subordinate: theirs)
         #expect(merged.map(\.id) == [3, 1, 4])
         #expect(merged.first { $0.id == 1 }?.text == "ONE")
-        // Delete versus edit: the edit wins and is reported.
+        // Delete versus edit: the later side (here the delete) wins, or the edit with
+        // `.editWins`; both are reported.
+        let deleted = [base[0], base[2]], edited = [base[0], Item(id: 2, text: "TWO"), base[2]]
+        let (gone, reported, _) = try MergeContext.collecting {
+            try items.merge(ancestor: base, dominant: deleted, subordinate: edited)
+        }
+        #expect(gone.map(\.text) == ["one", "three"])
+        #expect(reported.map(\.path) == ["/2"])
         let (kept, conflicts, _) = try MergeContext.collecting {
-            try items.merge(ancestor: base, dominant: [base[0], base[2]], subordinate: [base[0], Item(id: 2, text: "TWO"), base[2]])
+            try IdentifiableArrayMerge(elements: LastWriterWins<Item>(), removal: .editWins)
+                .merge(ancestor: base, dominant: deleted, subordinate: edited)
         }
         #expect(kept.map(\.text) == ["one", "TWO", "three"])
         #expect(conflicts.map(\.path) == ["/2"])
+        // A duplicate id in one side's change does not reach the result.
+        let one = Item(id: 1, text: "1"), two = Item(id: 2, text: "2"), three = Item(id: 3, text: "3")
+        let duplicated = try items.merge(
+            ancestor: [one, two, three], dominant: [one, two, three], subordinate: [one, two, three, three, Item(id: 4, text: "4")])
+        #expect(duplicated.map(\.id) == [1, 2, 3, 4])
     }
 
     @Test func textKeepsNonOverlappingEdits() throws {
@@ -104,6 +138,12 @@ struct StrategyExampleTests {
         #expect(try text.merge(ancestor: "Fork Yeah", dominant: "Fork Yeah!!!", subordinate: "Fork yeah") == "Fork yeah!!!")
         #expect(try text.merge(ancestor: "Fork Yeah", dominant: "Fork yeah", subordinate: "Fork Yeah!!!") == "Fork yeah!!!")
         #expect(try text.merge(ancestor: "a b c", dominant: "a B c", subordinate: "a b C") == "a B C")
+        // Two small edits of one word merge character by character, without a conflict.
+        let (colour, none, _) = try MergeContext.collecting {
+            try text.merge(ancestor: "my color", dominant: "my colour", subordinate: "my Color")
+        }
+        #expect(colour == "my Colour" && none.isEmpty)
+        #expect(try text.merge(ancestor: "color", dominant: "Color", subordinate: "colour") == "Colour")
         let (clash, conflicts, _) = try MergeContext.collecting {
             try text.merge(ancestor: "one two", dominant: "one three", subordinate: "one four")
         }

@@ -74,7 +74,66 @@ struct StrategyLawTests {
             (title: String, body: String, tags: Set<String>, done: Bool) -> LawNote in
             LawNote(title: title, body: body, tags: tags, done: done)
         }
-        await MergeLaws.check(LawNote.self, values: notes)
+        await MergeLaws.check(LawNote.self, values: notes, laws: MergeLawFamily(idempotent: true))
+    }
+}
+
+/// The kit catches strategies that break their family's laws.
+@Suite("The law kit catches broken strategies")
+struct BrokenStrategyTests {
+    /// Claims to count, but keeps the larger side: two sides that each added 3 give 3, not 6.
+    struct MaxCounter: MergeStrategy {
+        var name: String { "max-counter" }
+        var laws: MergeLawFamily { .counter }
+        func merge(ancestor: Int, dominant: Int, subordinate: Int) throws -> Int {
+            if subordinate == ancestor { return dominant }
+            if dominant == ancestor { return subordinate }
+            return max(dominant, subordinate)
+        }
+    }
+
+    /// Claims to be a register, but lets the earlier write win.
+    struct EarlierWinsRegister: MergeStrategy {
+        var name: String { "earlier-wins" }
+        var laws: MergeLawFamily { .register }
+        func merge(ancestor: Int, dominant: Int, subordinate: Int) throws -> Int {
+            if subordinate == ancestor { return dominant }
+            if dominant == ancestor { return subordinate }
+            return subordinate
+        }
+    }
+
+    /// Claims to be a set, but keeps only the dominant side's additions: not commutative.
+    struct DominantAddsSet: MergeStrategy {
+        var name: String { "dominant-adds" }
+        var laws: MergeLawFamily { .set }
+        func merge(ancestor: Set<Int>, dominant: Set<Int>, subordinate: Set<Int>) throws -> Set<Int> {
+            if subordinate == ancestor { return dominant }
+            if dominant == ancestor { return subordinate }
+            return dominant.intersection(subordinate).union(dominant.subtracting(ancestor))
+        }
+    }
+
+    @Test func aCounterThatDoesNotCountFails() async {
+        await withKnownIssue("max(x, y) is not x + y − a") {
+            await MergeLaws.check(MaxCounter(), values: Gen.int(in: 0...5), count: 100)
+        }
+    }
+
+    @Test func aRegisterWhereTheEarlierWriteWinsFails() async {
+        await withKnownIssue("the dominant side must win") {
+            await MergeLaws.check(EarlierWinsRegister(), values: Gen.int(in: 0...5), count: 100)
+        }
+    }
+
+    @Test func aNonCommutativeSetFails() async {
+        await withKnownIssue("merge(a, x, y) != merge(a, y, x)") {
+            await MergeLaws.check(DominantAddsSet(), values: Gen.int(in: 0...4).array(of: 0...4).map(Set.init), count: 100)
+        }
+    }
+
+    @Test func theSameCounterPassesAsAMereConvergentStrategy() async {
+        await MergeLaws.check(MaxCounter(), values: Gen.int(in: 0...5), laws: .convergent, count: 100)
     }
 }
 

@@ -14,10 +14,14 @@ import ForkStore
 /// ```
 ///
 /// With no common ancestor, the salvage is the union.
+///
+/// Family: ``MergeLawFamily/set``.
 public struct AddWinsSet<Element: Hashable & Codable & Sendable>: MergeStrategy {
     public init() {}
 
     public var name: String { "add-wins-set" }
+
+    public var laws: MergeLawFamily { .set }
 
     public func merge(ancestor: Set<Element>, dominant: Set<Element>, subordinate: Set<Element>) throws -> Set<Element> {
         if dominant == subordinate || subordinate == ancestor { return dominant }

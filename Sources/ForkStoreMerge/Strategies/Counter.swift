@@ -5,18 +5,24 @@ import ForkStore
 /// ```
 /// ancestor 10, dominant 13 (+3), subordinate 15 (+5)  → 18
 /// ancestor 10, dominant 7 (−3), subordinate 12 (+2)   → 9
+/// ancestor 4,  dominant 10 (+6), subordinate 10 (+6)  → 16
 /// ```
 ///
-/// Two sides that end at the same count are taken as the same change and count once, as git
-/// does for identical edits. With no common ancestor (two counters started offline) the
-/// salvage adds both, unless they are equal. Results saturate at the integer type's bounds instead of overflowing.
+/// Every increment counts, even when both sides end at the same number: each side's delta is
+/// an event of its own. With no common ancestor (two counters started offline) the salvage
+/// adds both, unless they are equal. Results saturate at the integer type's bounds instead of
+/// overflowing.
+///
+/// Family: ``MergeLawFamily/counter``.
 public struct Counter<Value: FixedWidthInteger & Codable & Sendable>: MergeStrategy {
     public init() {}
 
     public var name: String { "counter" }
 
+    public var laws: MergeLawFamily { .counter }
+
     public func merge(ancestor: Value, dominant: Value, subordinate: Value) throws -> Value {
-        if dominant == subordinate || subordinate == ancestor { return dominant }
+        if subordinate == ancestor { return dominant }
         if dominant == ancestor { return subordinate }
         MergeContext.strategyRan(name)
         // dominant + (subordinate − ancestor), computed without overflow.

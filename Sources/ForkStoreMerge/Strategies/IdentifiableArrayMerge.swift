@@ -6,29 +6,37 @@ import ForkStore
 /// Per id:
 /// - added on one side → added (at its place in that side's order);
 /// - removed on one side, unchanged on the other → removed;
-/// - removed on one side, edited on the other → **the edit wins**: the element stays, with
-///   the edit, and the conflict is reported;
-/// - present everywhere → the element strategy merges the three versions.
+/// - removed on one side, edited on the other → the ``RemovalPolicy`` decides (by default the
+///   later of the two), and the conflict is reported;
+/// - present everywhere, changed on both sides → the element strategy merges the three
+///   versions.
 ///
-/// Ids must be unique within each array; later duplicates are ignored.
+/// Ids are unique in the result: within each input, only the first element with an id counts.
 public struct IdentifiableArrayMerge<Element: Identifiable & Equatable & Codable & Sendable, Elements: MergeStrategy>: MergeStrategy
 where Elements.Value == Element, Element.ID: Codable & Sendable {
     public let elements: Elements
+    /// What a removed element against an edited one does; nil follows the store's
+    /// ``StoreOptions/removalPolicy``.
+    public let removal: RemovalPolicy?
 
-    public init(elements: Elements) {
+    public init(elements: Elements, removal: RemovalPolicy? = nil) {
         self.elements = elements
+        self.removal = removal
     }
 
     public var name: String { "identifiable-array" }
 
+    public var laws: MergeLawFamily { MergeLawFamily(idempotent: elements.laws.idempotent) }
+
     public func merge(ancestor: [Element], dominant: [Element], subordinate: [Element]) throws -> [Element] {
-        if dominant == subordinate || subordinate == ancestor { return dominant }
+        let ancestor = Self.unique(ancestor), dominant = Self.unique(dominant), subordinate = Self.unique(subordinate)
+        if subordinate == ancestor { return dominant }
         if dominant == ancestor { return subordinate }
         MergeContext.strategyRan(name)
         let base = Self.byID(ancestor), mine = Self.byID(dominant), theirs = Self.byID(subordinate)
 
         // Decide each element.
-        let optional = OptionalMerge(elements)
+        let optional = OptionalMerge(elements, removal: removal)
         var merged: [Element.ID: Element] = [:]
         for id in Set(base.keys).union(mine.keys).union(theirs.keys) {
             let value = try MergeContext.inside(String(describing: id)) {

@@ -9,12 +9,16 @@ import ForkStore
 /// ancestor "Draft", dominant "Final", subordinate "Sent"    → "Final" (conflict reported)
 /// ```
 ///
-/// The dominant side is the one whose commit has the higher Lamport counter (then the higher
-/// commit id), so every replica picks the same side.
+/// The dominant side is the later write: the commit with the higher hybrid logical clock (then
+/// the higher replica id, then commit id), so every replica picks the same side.
+///
+/// Family: ``MergeLawFamily/register``.
 public struct LastWriterWins<Value: Equatable & Codable & Sendable>: MergeStrategy {
     public init() {}
 
     public var name: String { "last-writer-wins" }
+
+    public var laws: MergeLawFamily { .register }
 
     public func merge(ancestor: Value, dominant: Value, subordinate: Value) throws -> Value {
         if dominant == subordinate || subordinate == ancestor { return dominant }

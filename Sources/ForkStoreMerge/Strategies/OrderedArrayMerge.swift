@@ -16,6 +16,8 @@ public struct OrderedArrayMerge<Element: Equatable & Codable & Sendable>: MergeS
 
     public var name: String { "ordered-array" }
 
+    public var laws: MergeLawFamily { .sequence }
+
     public func merge(ancestor: [Element], dominant: [Element], subordinate: [Element]) throws -> [Element] {
         if dominant == subordinate || subordinate == ancestor { return dominant }
         if dominant == ancestor { return subordinate }
