@@ -23,6 +23,12 @@ extension Repository {
     /// order, at most `limit`. Without `hidden`, a fork's whole history; with it, what a
     /// merge of `head` into `hidden` brings in.
     package func walk(from head: ObjectID, hiding hidden: ObjectID? = nil, limit: Int? = nil) throws(GitError) -> [ObjectID] {
+        try walk(from: head, hiding: hidden.map { [$0] } ?? [], limit: limit)
+    }
+
+    /// Commits reachable from `head` but from none of `hidden`, newest first in topological
+    /// order, at most `limit`.
+    package func walk(from head: ObjectID, hiding hidden: [ObjectID], limit: Int? = nil) throws(GitError) -> [ObjectID] {
         var walker: OpaquePointer?
         try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
         defer { git_revwalk_free(walker) }
@@ -31,7 +37,8 @@ extension Repository {
         }
         var start = head.raw
         try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
-        if var stop = hidden?.raw {
+        for id in hidden {
+            var stop = id.raw
             try check("git_revwalk_hide") { git_revwalk_hide(walker, &stop) }
         }
         var ids: [ObjectID] = []

@@ -26,10 +26,17 @@ extension StoreEngine {
             if contained { return .nothing }
             if theirs.id != alreadyChecked { try session.checkStamps(ofCommitsIn: other, notIn: ours) }
             if behind { return .move(to: other, as: .fastForwarded) }
+            let bases = try session.mergeBases(head, theirs)
+            let oursIsLater = try session.latestWrite(from: head, since: bases)
+                .outranks(session.latestWrite(from: theirs, since: bases))
             let result = try MergeContext.collecting(
-                dominantIsOurs: head.outranks(theirs), resolver: resolver ?? options.conflictResolver,
+                dominantIsOurs: oursIsLater, resolver: resolver ?? options.conflictResolver,
                 removalPolicy: options.removalPolicy
-            ) { try mergedTree(ours: head, theirs: theirs, in: session) }
+            ) {
+                try mergedTree(
+                    dominant: oursIsLater ? head : theirs, subordinate: oursIsLater ? theirs : head, bases: bases,
+                    onto: head.tree, in: session)
+            }
             let trailers = Self.mergeTrailers(
                 from: source, decision: result.result.decision, conflicts: result.conflicts, strategies: result.strategies)
             let message = try stampedMessage(
@@ -42,16 +49,15 @@ extension StoreEngine {
         return merged ? .merged(newHead, conflicts: conflicts) : .fastForwarded(to: newHead.id)
     }
 
-    /// The merged tree of two heads. The dominant side is the higher-ranked commit, so every
+    /// The merged tree of two heads, `dominant` being the side with the later write, so every
     /// replica that merges the same two commits decides the same way.
-    private func mergedTree(ours: Commit, theirs: Commit, in session: StoreSession) throws -> LayoutMerge {
-        let (dominant, subordinate) = ours.outranks(theirs) ? (ours, theirs) : (theirs, ours)
-        let bases = try session.mergeBases(dominant, subordinate)
+    private func mergedTree(
+        dominant: Commit, subordinate: Commit, bases: [Commit], onto target: ObjectID, in session: StoreSession
+    ) throws -> LayoutMerge {
         // A virtual base is an internal step: its conflicts are not the app's to see.
         let base = try MergeContext.$current.withValue(nil) { try virtualBase(of: bases, in: session) }
         return try layout.merge(
-            base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: ours.tree,
-            in: session)
+            base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: target, in: session)
     }
 
     /// The common ancestor to merge against: none for unrelated histories, the merge base, or

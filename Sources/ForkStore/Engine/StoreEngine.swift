@@ -32,17 +32,43 @@ public final class StoreEngine: Sendable {
     let transfers = Mutex<Repository?>(nil)
     /// The replica id and the hybrid logical clock that stamp every commit.
     let clock: StoreClock
+    /// For an in-memory store, the folder removed when the engine goes away.
+    private let temporaryFolder: String?
 
     var model: StoreModel { layout.model }
 
-    private init(path: String, repository: Repository, options: StoreOptions, layout: any ContentLayout) throws(StoreError) {
+    private init(
+        path: String, repository: Repository, options: StoreOptions, layout: any ContentLayout, temporaryFolder: String?
+    ) throws(StoreError) {
         self.path = path
+        self.temporaryFolder = temporaryFolder
         self.options = options
         self.layout = layout
         self.writerLock = try WriterLock(gitDirectory: repository.gitDirectory)
         self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
         let signature = Signature(name: options.authorName, email: options.authorEmail)
         self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: signature))
+    }
+
+    deinit {
+        if let temporaryFolder { try? FileManager.default.removeItem(atPath: temporaryFolder) }
+    }
+
+    /// A store in a folder of its own that goes away with the engine: in memory (`/dev/shm`)
+    /// where the system has such a folder, otherwise in the temporary directory.
+    static func temporary(options: StoreOptions, layout: any ContentLayout) throws(StoreError) -> StoreEngine {
+        let memory = "/dev/shm"
+        let base = FileManager.default.isWritableFile(atPath: memory) ? memory : NSTemporaryDirectory()
+        let folder = (base as NSString).appendingPathComponent("forkstore-\(UUID().uuidString)")
+        do {
+            let path = (folder as NSString).appendingPathComponent("store")
+            _ = try create(at: path, options: options, layout: layout)
+            let repository = try git("opening an in-memory store") { () throws(GitError) in try Repository.openBare(at: path) }
+            return try StoreEngine(path: path, repository: repository, options: options, layout: layout, temporaryFolder: folder)
+        } catch {
+            try? FileManager.default.removeItem(atPath: folder)
+            throw error
+        }
     }
 
     /// Opens the store at `path`, which must hold what `layout` reads.
@@ -69,7 +95,7 @@ public final class StoreEngine: Sendable {
         if options.fsync {
             do { try Libgit2.enableFsync() } catch { throw StoreError(error, during: "enabling fsync") }
         }
-        return try StoreEngine(path: path, repository: repository, options: options, layout: layout)
+        return try StoreEngine(path: path, repository: repository, options: options, layout: layout, temporaryFolder: nil)
     }
 
     /// Creates a store at `path` (which must not exist, or be an empty folder): a bare

@@ -76,6 +76,23 @@ final class StoreSession {
         }
     }
 
+    /// The latest write on `head`'s side of a merge: of the commits reachable from `head` but
+    /// from none of `bases`, the highest-ranked one that is not a merge; `head` itself when
+    /// there is none. Comparing the two sides' latest writes, not their heads, makes "the later
+    /// write wins" hold even when one side merged other work after its last edit.
+    func latestWrite(from head: Commit, since bases: [Commit]) throws(StoreError) -> Commit {
+        let ids = try git("walking the history from \(head.id.short)") { () throws(GitError) in
+            try repository.walk(from: head.id.objectID, hiding: bases.map(\.id.objectID))
+        }
+        var latest: Commit?
+        for id in ids {
+            let commit = try commit(id)
+            guard commit.parents.count <= 1 else { continue }
+            if latest.map({ commit.outranks($0) }) ?? true { latest = commit }
+        }
+        return latest ?? head
+    }
+
     /// The best common ancestors of two commits, highest rank first so every replica folds
     /// them in the same order; empty for unrelated histories.
     func mergeBases(_ one: Commit, _ two: Commit) throws(StoreError) -> [Commit] {

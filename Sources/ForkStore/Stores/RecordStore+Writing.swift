@@ -44,19 +44,23 @@ extension RecordStore {
     /// Commits the changes of a transaction whose body has run.
     func commit(_ changes: RecordChanges<Record>, on fork: Fork, message: String) throws -> Commit {
         // Encode outside the lock: the expensive part, and where a too-large record is refused.
-        var encoded: [(id: String, path: String, bytes: [UInt8]?, lenient: Bool)] = []
+        var encoded: [(id: String, path: String, record: Record?, bytes: [UInt8]?, lenient: Bool)] = []
         for change in changes.changes {
             let path = RecordPath(id: change.id).description
             let bytes = try change.record.map { (record) throws(StoreError) in
                 try layout.encode(record, id: change.id, limit: options.maximumRecordSize)
             }
-            encoded.append((change.id, path, bytes, change.deletesOwnSave))
+            encoded.append((change.id, path, change.record, bytes, change.deletesOwnSave))
         }
         return try engine.commit(on: fork, message: message) { session, head in
             var treeChanges: [TreeChange] = []
             for change in encoded {
                 if let bytes = change.bytes {
-                    treeChanges.append(.upsert(path: change.path, blob: try session.writeBlob(bytes, path: change.path)))
+                    let blob = try session.writeBlob(bytes, path: change.path)
+                    guard try !holdsEqualRecord(change.record, at: change.path, besides: blob, in: head, session: session) else {
+                        continue
+                    }
+                    treeChanges.append(.upsert(path: change.path, blob: blob))
                 } else if try session.entry(atPath: change.path, inTree: head.tree) != nil {
                     treeChanges.append(.remove(path: change.path))
                 } else if !change.lenient {
@@ -65,6 +69,19 @@ extension RecordStore {
             }
             return try session.updatedTree(head.tree, applying: treeChanges)
         }
+    }
+
+    /// Whether the fork already holds a record equal to `record` (for `Equatable` records) at
+    /// `path` under another blob: the same record encoded differently (a `Set` in another
+    /// order), which must not make a commit.
+    private func holdsEqualRecord(
+        _ record: Record?, at path: String, besides blob: ObjectID, in head: Commit, session: StoreSession
+    ) throws -> Bool {
+        guard let record, record is any Equatable,
+            let existing = try session.entry(atPath: path, inTree: head.tree), existing.id != blob,
+            let current = try? layout.read(existing.id, path: path, origin: DataOrigin(head), session: session)
+        else { return false }
+        return equalIfEquatable(current.record, record) == true
     }
 
     /// Changes one record in place and commits it. `change` runs while the store is locked, so
@@ -80,7 +97,9 @@ extension RecordStore {
             guard var record = try layout.record(id, in: head, session: session) else {
                 throw StoreError.recordNotFound(id: id, fork: fork.name)
             }
+            let before = record
             try change(&record)
+            if equalIfEquatable(before, record) == true { return head.tree }
             let bytes = try layout.encode(record, id: id, limit: options.maximumRecordSize)
             return try session.updatedTree(head.tree, applying: [.upsert(path: path, blob: session.writeBlob(bytes, path: path))])
         }

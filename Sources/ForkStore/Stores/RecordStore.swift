@@ -35,6 +35,13 @@ public final class RecordStore<Record: Resource & Identifiable>: VersionedStore 
         return RecordStore(engine: try StoreEngine.create(at: path, options: options, layout: layout), layout: layout)
     }
 
+    /// A new record store that lives only as long as this object, for tests and previews: see
+    /// ``Store/inMemory(options:)``.
+    public static func inMemory(options: StoreOptions = StoreOptions()) throws -> RecordStore {
+        let layout = try RecordLayout<Record>()
+        return RecordStore(engine: try StoreEngine.temporary(options: options, layout: layout), layout: layout)
+    }
+
     /// Opens the record store at `path`.
     ///
     /// - Throws: as ``Store/open(at:options:)``; a store holding a single value is

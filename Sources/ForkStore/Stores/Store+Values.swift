@@ -23,27 +23,39 @@ extension Store {
     // MARK: Writing
 
     /// Saves `value` as the fork's new value in one commit. The value on the fork is replaced,
-    /// not read, so a save also repairs a fork whose value no longer decodes.
+    /// so a save also repairs a fork whose value no longer decodes.
     ///
-    /// When the value is unchanged no commit is made and the current head is returned.
+    /// When the value is unchanged no commit is made and the current head is returned:
+    /// unchanged means the same canonical JSON or, for an `Equatable` value, equal to the value
+    /// on the fork (so a `Set` encoded in another order makes no commit).
     @discardableResult
     public func save(_ value: Value, to fork: Fork = .main, message: String? = nil) throws -> Commit {
-        try replace(fork, with: layout.encode(value), message: message ?? "Update value")
+        let json = try layout.encode(value)
+        return try engine.commit(on: fork, message: message ?? "Update value") { session, head in
+            let tree = try layout.tree(holding: json, session: session)
+            guard tree != head.tree, value is any Equatable,
+                let current = try? layout.value(in: head.tree, origin: DataOrigin(head), session: session),
+                equalIfEquatable(current, value) == true
+            else { return tree }
+            return head.tree
+        }
     }
 
     /// Changes the fork's value in place and commits the result.
     ///
     /// `change` runs while the store is locked, so the value it sees is the newest and no
     /// other write can slip in between. Keep it short and do not call the store from inside it.
-    /// Setting the value to nil removes it. When nothing changed no commit is made and the
-    /// current head is returned.
+    /// Setting the value to nil removes it. When nothing changed (see ``save(_:to:message:)``)
+    /// no commit is made and the current head is returned.
     @discardableResult
     public func update(
         _ fork: Fork = .main, message: String? = nil, _ change: (inout Value?) throws -> Void
     ) throws -> Commit {
         try engine.commit(on: fork, message: message ?? "Update value") { session, head in
-            var value = try layout.value(in: head.tree, origin: DataOrigin(head), session: session)
+            let before = try layout.value(in: head.tree, origin: DataOrigin(head), session: session)
+            var value = before
             try change(&value)
+            if let before, let value, equalIfEquatable(before, value) == true { return head.tree }
             return try layout.tree(holding: layout.encode(value), session: session)
         }
     }

@@ -48,4 +48,12 @@ public final class Store<Value: Resource>: VersionedStore {
         let layout = try ValueLayout<Value>()
         return Store(engine: try StoreEngine.create(at: path, options: options, layout: layout), layout: layout)
     }
+
+    /// A new store that lives only as long as this object, for tests and previews (Forked's
+    /// `QuickFork`): the same API, kept in memory (`/dev/shm`) where the system offers it,
+    /// otherwise in the temporary directory, and removed when the store is released.
+    public static func inMemory(options: StoreOptions = StoreOptions()) throws -> Store {
+        let layout = try ValueLayout<Value>()
+        return Store(engine: try StoreEngine.temporary(options: options, layout: layout), layout: layout)
+    }
 }

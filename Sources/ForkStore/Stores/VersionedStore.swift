@@ -128,6 +128,19 @@ extension VersionedStore {
         try merge(from: .main, into: fork, resolvingConflicts: resolver)
     }
 
+    /// Merges every other fork into `target` (by default `main`), in name order; `cloud` is
+    /// left out: only the exchange merges it. Returns each fork's outcome.
+    @discardableResult
+    public func mergeAllForks(
+        into target: Fork = .main, resolvingConflicts resolver: ConflictResolver? = nil
+    ) throws -> [Fork: MergeOutcome] {
+        var outcomes: [Fork: MergeOutcome] = [:]
+        for fork in try forks() where fork != target && fork != .cloud {
+            outcomes[fork] = try merge(from: fork, into: target, resolvingConflicts: resolver)
+        }
+        return outcomes
+    }
+
     /// Merges every fork into `main`, then `main` back into every fork, so all forks end
     /// with the same content. `cloud` is left alone: only the exchange writes it.
     public func syncAllForks() throws { try engine.syncAllForks() }
