@@ -7,6 +7,7 @@ import Testing
 /// A priority: concurrent changes keep the higher one.
 struct MaxWins: MergeStrategy {
     var name: String { "max-wins" }
+    var laws: MergeLawFamily { .set }   // idempotent and commutative
 
     func merge(ancestor: Int, dominant: Int, subordinate: Int) throws -> Int {
         if dominant == ancestor { return subordinate }

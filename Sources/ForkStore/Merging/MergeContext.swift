@@ -6,7 +6,7 @@ import Synchronization
 /// Strategies report conflicts here and name the strategies that ran; the store turns them
 /// into the merge report and the commit's trailers. Outside a store merge (for example in a
 /// unit test of a strategy) there is no current context and reporting does nothing, unless
-/// the test sets one up with ``MergeContext/collecting(dominantIsOurs:resolver:_:)``.
+/// the test sets one up with ``MergeContext/collecting(dominantIsOurs:resolver:removalPolicy:_:)``.
 public final class MergeContext: Sendable {
     @TaskLocal static var current: MergeContext?
 

@@ -45,7 +45,7 @@ extension Store {
     ///
     /// `change` runs while the store is locked, so the value it sees is the newest and no
     /// other write can slip in between. Keep it short and do not call the store from inside it.
-    /// Setting the value to nil removes it. When nothing changed (see ``save(_:to:message:)``)
+    /// Setting the value to nil removes it. When nothing changed (as for `save`)
     /// no commit is made and the current head is returned.
     @discardableResult
     public func update(

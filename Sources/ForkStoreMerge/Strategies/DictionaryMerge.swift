@@ -5,7 +5,7 @@ import ForkStore
 /// Per key:
 /// - added on one side → added; added on both → the value strategy's salvage;
 /// - removed on one side, unchanged on the other → removed; removed on both → removed;
-/// - removed on one side, edited on the other → the ``RemovalPolicy`` decides (by default the
+/// - removed on one side, edited on the other → the `RemovalPolicy` decides (by default the
 ///   later of the two), and the conflict is reported;
 /// - present everywhere, changed on both sides → the value strategy merges the three values
 ///   (even when both ended equal: a counter counts both).
@@ -15,7 +15,7 @@ public struct DictionaryMerge<Key: Hashable & Codable & Sendable, Values: MergeS
 where Values.Value: Equatable & Codable & Sendable {
     public let values: Values
     /// What a removed key against an edited one does; nil follows the store's
-    /// ``StoreOptions/removalPolicy``.
+    /// `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
     public init(values: Values, removal: RemovalPolicy? = nil) {

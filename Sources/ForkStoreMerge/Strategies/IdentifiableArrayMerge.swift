@@ -6,7 +6,7 @@ import ForkStore
 /// Per id:
 /// - added on one side → added (at its place in that side's order);
 /// - removed on one side, unchanged on the other → removed;
-/// - removed on one side, edited on the other → the ``RemovalPolicy`` decides (by default the
+/// - removed on one side, edited on the other → the `RemovalPolicy` decides (by default the
 ///   later of the two), and the conflict is reported;
 /// - present everywhere, changed on both sides → the element strategy merges the three
 ///   versions.
@@ -16,7 +16,7 @@ public struct IdentifiableArrayMerge<Element: Identifiable & Equatable & Codable
 where Elements.Value == Element, Element.ID: Codable & Sendable {
     public let elements: Elements
     /// What a removed element against an edited one does; nil follows the store's
-    /// ``StoreOptions/removalPolicy``.
+    /// `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
     public init(elements: Elements, removal: RemovalPolicy? = nil) {

@@ -5,12 +5,12 @@ import ForkStore
 /// - both sides have a value: the wrapped strategy merges them (its salvage when the
 ///   ancestor had none);
 /// - one side cleared the value and the other left it alone: cleared;
-/// - one side cleared it and the other changed it: the ``RemovalPolicy`` decides (by default
+/// - one side cleared it and the other changed it: the `RemovalPolicy` decides (by default
 ///   the later of the two wins), and the conflict is reported.
 public struct OptionalMerge<Wrapped: MergeStrategy>: MergeStrategy
 where Wrapped.Value: Equatable & Codable & Sendable {
     public let wrapped: Wrapped
-    /// What a clear against a change does; nil follows the store's ``StoreOptions/removalPolicy``.
+    /// What a clear against a change does; nil follows the store's `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
     public init(_ wrapped: Wrapped, removal: RemovalPolicy? = nil) {
