@@ -59,4 +59,25 @@ struct RecordSyncTests {
         let tree = try git("--git-dir", records.path, "ls-tree", "--name-only", "main")
         #expect(tree.stdout == "records\n")
     }
+
+    @Test func aNewReplicaTakesTheRemotesHistoryAsItIs() async throws {
+        let lab = try SyncLab()
+        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
+        try await one.save(Task2(id: "a", title: "first"))
+        try await Exchange(store: one, remote: try Remote(lab.remotePath)).sync()
+        let fresh = try RecordStore<Task2>.create(at: lab.folder.child("fresh"))
+        let report = try await Exchange(store: fresh, remote: try Remote(lab.remotePath)).sync()
+        #expect(report.merge == .fastForwarded(to: try one.head().id))
+        #expect(try fresh.head() == one.head())
+        #expect(try fresh.history().allSatisfy { !$0.isMerge })
+        // A replica that already holds something merges instead.
+        let busy = try RecordStore<Task2>.create(at: lab.folder.child("busy"))
+        try await busy.save(Task2(id: "b", title: "mine"))
+        let merged = try await Exchange(store: busy, remote: try Remote(lab.remotePath)).sync()
+        guard case .merged = merged.merge else {
+            Issue.record("expected a merge, got \(String(describing: merged.merge))")
+            return
+        }
+        #expect(try await busy.count() == 2)
+    }
 }

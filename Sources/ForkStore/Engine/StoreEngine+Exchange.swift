@@ -32,8 +32,20 @@ extension StoreEngine {
             return arriving.count
         }
         try moveCloud(to: incoming)
+        if let joined = try joinRemoteHistory(incoming) { return (newCommits, joined) }
         let merge = try merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)
         return (newCommits, merge)
+    }
+
+    /// A store that holds nothing yet (`main` is still its own empty first commit) takes the
+    /// remote's history as it is, rather than merging two unrelated histories: a new replica
+    /// joining a remote starts where the others are. Nil when `main` holds anything.
+    private func joinRemoteHistory(_ incoming: CommitID) throws -> MergeOutcome? {
+        let (_, newHead) = try advance(.main, kind: .fastForwarded, mergedFrom: .cloud) { session, head in
+            guard head.parents.isEmpty, head.id != incoming, head.tree == (try session.writeTree([])) else { return .nothing }
+            return .move(to: incoming.objectID, as: .fastForwarded)
+        }
+        return newHead.map { .fastForwarded(to: $0.id) }
     }
 
     /// Commits on `main` that the remote (as last seen in `cloud`) lacks, newest first.
