@@ -12,8 +12,10 @@
 /// }
 /// ```
 ///
-/// Encode collections whose order carries no meaning (such as `Set`) in a sorted order, so
-/// that the same value always gives the same bytes on disk.
+/// A `Set` encodes in an order that differs between processes. For an `Equatable` value a
+/// save that only reorders it makes no commit (the store compares the decoded values); for
+/// other types, encode such collections in a sorted order, so that the same value always gives
+/// the same bytes on disk.
 public protocol Resource: Codable, Sendable {
     /// The model version this build writes and the highest it can read. Starts at 1.
     static var modelVersion: Int { get }
