@@ -24,12 +24,26 @@ package struct TreeEntry: Sendable, Equatable {
     package var name: String
     package var id: ObjectID
     package var kind: EntryKind
+    /// The git file mode: `0o100644` a file, `0o100755` an executable, `0o120000` a symbolic
+    /// link, `0o40000` a folder, `0o160000` a submodule.
+    package var mode: UInt32
 
     package init(name: String, id: ObjectID, kind: EntryKind) {
         self.name = name
         self.id = id
         self.kind = kind
+        self.mode = kind == .tree ? 0o40000 : 0o100644
     }
+
+    init(name: String, id: ObjectID, kind: EntryKind, mode: UInt32) {
+        self.name = name
+        self.id = id
+        self.kind = kind
+        self.mode = mode
+    }
+
+    /// A plain file (mode 100644), the only kind of blob a store writes.
+    package var isPlainFile: Bool { kind == .blob && mode == 0o100644 }
 }
 
 extension Repository {
@@ -42,6 +56,21 @@ extension Repository {
             }
         }
         return ObjectID(oid)
+    }
+
+    /// The size and kind of an object, read from its header without loading it.
+    package func objectHeader(_ id: ObjectID) throws(GitError) -> (size: Int, kind: EntryKind) {
+        var oid = id.raw
+        var size = 0
+        var type = GIT_OBJECT_INVALID
+        try check("git_odb_read_header") { git_odb_read_header(&size, &type, odb, &oid) }
+        let kind: EntryKind =
+            switch type {
+            case GIT_OBJECT_BLOB: .blob
+            case GIT_OBJECT_TREE: .tree
+            default: .other
+            }
+        return (size, kind)
     }
 
     /// The content of a blob.
@@ -110,7 +139,7 @@ extension Repository {
             case GIT_OBJECT_TREE: .tree
             default: .other
             }
-        return TreeEntry(name: name, id: id, kind: kind)
+        return TreeEntry(name: name, id: id, kind: kind, mode: git_tree_entry_filemode_raw(entry).rawValue)
     }
 }
 

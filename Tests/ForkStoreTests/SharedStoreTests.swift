@@ -110,7 +110,12 @@ struct SharedStoreTests {
             try store.createFork(fork)
             try store.add("on-\(fork)", to: fork)
         }
-        try store.createFork(.cloud)
+        // `cloud` as an exchange would have left it; the app cannot write it.
+        #expect(throws: StoreError.protectedFork("cloud")) { try store.createFork(.cloud) }
+        try git("--git-dir", store.path, "update-ref", "refs/heads/cloud", "main")
+        #expect(throws: StoreError.protectedFork("cloud")) { try store.add("x", to: .cloud) }
+        #expect(throws: StoreError.protectedFork("cloud")) { try store.mergeFromMain(into: .cloud) }
+        #expect(throws: StoreError.protectedFork("cloud")) { try store.deleteFork(.cloud) }
         try store.syncAllForks()
         let everything: Set<String> = ["base", "on-a", "on-b", "on-c"]
         for fork in forks + [.main] {

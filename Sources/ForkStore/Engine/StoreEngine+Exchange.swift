@@ -77,7 +77,7 @@ extension StoreEngine {
     package func moveCloud(to commit: CommitID) throws {
         if try !hasFork(.cloud) {
             do {
-                try createFork(.cloud, at: commit)
+                try createFork(.cloud, at: commit, byExchange: true)
                 return
             } catch StoreError.forkAlreadyExists {
                 // Another exchange created it a moment ago: move it as usual.

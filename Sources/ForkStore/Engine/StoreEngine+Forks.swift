@@ -16,9 +16,11 @@ extension StoreEngine {
         try read { session in try session.headID(of: fork) != nil }
     }
 
-    /// Creates a fork at a commit, by default at `main`'s head.
+    /// Creates a fork at a commit, by default at `main`'s head. `cloud` is created only by the
+    /// exchange (`byExchange`).
     @discardableResult
-    func createFork(_ fork: Fork, at commit: CommitID?) throws -> Commit {
+    func createFork(_ fork: Fork, at commit: CommitID?, byExchange: Bool = false) throws -> Commit {
+        if !byExchange { try Self.refuseAppWrites(to: fork) }
         let start = try write { session in
             let start = try commit.map { id in try session.existingCommit(id) } ?? session.head(of: .main)
             guard try moveReference(of: fork, to: start.id.objectID, expecting: nil, in: session) else {
@@ -30,9 +32,10 @@ extension StoreEngine {
         return start
     }
 
-    /// Deletes a fork; `main` is protected.
+    /// Deletes a fork; `main` and `cloud` are protected.
     func deleteFork(_ fork: Fork) throws {
         guard fork != .main else { throw StoreError.protectedFork(fork.name) }
+        try Self.refuseAppWrites(to: fork)
         let head = try write { session in
             let head = try session.head(of: fork)
             try git("deleting fork '\(fork)'") { () throws(GitError) in

@@ -13,6 +13,7 @@ extension StoreEngine {
         alreadyChecked: CommitID? = nil
     ) throws -> MergeOutcome {
         guard source != target else { return .upToDate }
+        try Self.refuseAppWrites(to: target)
         var merged = false
         var conflicts: [MergeConflict] = []
         let (_, newHead) = try advance(target, kind: .merged, mergedFrom: source) { session, head in

@@ -17,6 +17,7 @@ extension StoreEngine {
     func commit(
         on fork: Fork, message: String, _ makeTree: (StoreSession, Commit) throws -> ObjectID
     ) throws -> Commit {
+        try Self.refuseAppWrites(to: fork)
         let outcome = try advance(fork, kind: .committed) { session, head in
             try session.checkStamps(of: head)
             let tree = try makeTree(session, head)
@@ -25,6 +26,12 @@ extension StoreEngine {
             return .commit(tree: tree, parents: [head.id.objectID], message: text)
         }
         return outcome.newHead ?? outcome.oldHead
+    }
+
+    /// Refuses a write by the app to `cloud`: it names what the remote holds, so only the
+    /// exchange moves it; a commit there would be lost at the next sync.
+    static func refuseAppWrites(to fork: Fork) throws(StoreError) {
+        if fork == .cloud { throw StoreError.protectedFork(fork.name) }
     }
 
     /// Moves a fork under the store's lock and the cross-process writer lock, with a

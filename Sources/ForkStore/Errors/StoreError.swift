@@ -27,7 +27,8 @@ public enum StoreError: Error, Sendable, Equatable {
     case forkNotFound(String)
     /// A fork with this name exists already.
     case forkAlreadyExists(String)
-    /// The fork cannot be deleted or rewritten this way (`main` is never deleted).
+    /// The fork cannot be changed this way: `main` is never deleted, and `cloud` (what the
+    /// remote holds) is written only by the exchange.
     case protectedFork(String)
     /// No commit has this id, or the text is not a commit id.
     case commitNotFound(String)
@@ -80,6 +81,8 @@ extension StoreError: CustomStringConvertible {
             "No fork named '\(name)'."
         case .forkAlreadyExists(let name):
             "A fork named '\(name)' already exists."
+        case .protectedFork(let name) where name == Fork.cloud.name:
+            "The fork 'cloud' holds what the remote holds, and only the exchange writes it; write to main or another fork."
         case .protectedFork(let name):
             "The fork '\(name)' is protected and cannot be changed this way."
         case .commitNotFound(let text):

@@ -35,7 +35,8 @@ extension VersionedStore {
     /// Creates a fork at a commit, by default at `main`'s head.
     ///
     /// - Throws: ``StoreError/forkAlreadyExists(_:)`` when the name is taken,
-    ///   ``StoreError/commitNotFound(_:)`` for an unknown commit.
+    ///   ``StoreError/commitNotFound(_:)`` for an unknown commit, and
+    ///   ``StoreError/protectedFork(_:)`` for `cloud`, which only the exchange writes.
     @discardableResult
     public func createFork(_ fork: Fork, at commit: CommitID? = nil) throws -> Commit {
         try engine.createFork(fork, at: commit)
@@ -48,7 +49,7 @@ extension VersionedStore {
     }
 
     /// Deletes a fork. Its commits stay reachable from any fork that merged them.
-    /// `main` cannot be deleted (``StoreError/protectedFork(_:)``).
+    /// `main` and `cloud` cannot be deleted (``StoreError/protectedFork(_:)``).
     public func deleteFork(_ fork: Fork) throws { try engine.deleteFork(fork) }
 
     // MARK: History
