@@ -1,4 +1,5 @@
 internal import CLibGit2
+import Foundation
 
 /// An open libgit2 repository.
 ///
@@ -60,6 +61,27 @@ package final class Repository {
             throw GitError(function: function, rawCode: -1, errorClass: 0, message: "no repository was returned")
         }
         try self.init(pointer: pointer)
+    }
+
+    /// A bare repository at `path` that borrows every object of `other` (through
+    /// `objects/info/alternates`) and keeps what it receives apart: what a fetch brings lands
+    /// here, where the borrowing repository's own checks (`git fsck`) never see it, until it is
+    /// moved over. Made on first use.
+    package static func openBorrowing(from other: Repository, at path: String) throws(GitError) -> Repository {
+        if (try? openBare(at: path)) == nil {
+            _ = try createBare(at: path, initialBranch: "main")
+        }
+        let alternates = path + "/objects/info/alternates"
+        let line = other.gitDirectory + "objects\n"
+        if (try? String(contentsOfFile: alternates, encoding: .utf8)) != line {
+            do {
+                try FileManager.default.createDirectory(atPath: path + "/objects/info", withIntermediateDirectories: true)
+                try line.write(toFile: alternates, atomically: true, encoding: .utf8)
+            } catch {
+                throw GitError(function: "writing objects/info/alternates", rawCode: -1, errorClass: 0, message: "\(error)")
+            }
+        }
+        return try openBare(at: path)
     }
 
     /// The repository's git directory, with a trailing slash.

@@ -99,9 +99,10 @@ struct LocalRemoteTests {
         let (store, exchange) = try lab.replica("one")
         try store.add("shared")
         try await exchange.sync()
-        // A newer app writes to the remote: craft its commit with the git CLI.
+        // A newer app writes to the remote (canonical JSON, as every writer must): craft its
+        // commit with the git CLI.
         let parent = try git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let blob = try git("--git-dir", lab.remotePath, "hash-object", "-w", "--stdin", input: #"{"items":["future","shared"]}"#)
+        let blob = try git("--git-dir", lab.remotePath, "hash-object", "-w", "--stdin", input: "{\n  \"items\": [\n    \"future\",\n    \"shared\"\n  ]\n}\n")
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let tree = try git("--git-dir", lab.remotePath, "mktree", input: "100644 blob \(blob)\tvalue.json\n")
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)

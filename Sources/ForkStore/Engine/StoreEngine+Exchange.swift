@@ -1,35 +1,72 @@
 import ForkStoreGit
 
-/// The small API the exchange (`ForkStoreExchange`) syncs through. Network transfers run on a
-/// second libgit2 handle so they never hold the store's lock; every reference the exchange
-/// needs moved goes through the engine's write path.
+/// The small API the exchange (`ForkStoreExchange`) syncs through.
+///
+/// Network transfers run in the **transfer repository**, `forkstore-transfer` in the store's git
+/// directory: a bare repository that borrows the store's objects (alternates) and receives
+/// what a fetch brings. Fetched commits are checked there, and only the objects of commits that
+/// passed are written into the store, as one pack; what failed stays outside the store (under
+/// `refs/forkstore/quarantine` of the transfer repository), so the store itself never holds an
+/// object `git fsck --strict` would refuse. Transfers never hold the store's lock, and every
+/// fork the exchange moves goes through the engine's write path.
 extension StoreEngine {
-    /// Where a fetch lands before its commits are checked.
+    /// Where a fetch lands before its commits are checked (in the transfer repository).
     static var incomingReference: String { "refs/forkstore/incoming" }
     /// The exact commit being pushed (`main` may move on while the push runs).
     static var outgoingReference: String { "refs/forkstore/outgoing" }
+    /// The transfer repository's folder, inside the store's git directory.
+    static var transferFolder: String { "forkstore-transfer" }
 
-    /// Fetches the remote's `main` into the incoming reference and returns its head; nil when
+    /// Fetches the remote's `main` into the transfer repository and returns its head; nil when
     /// the remote has no `main` yet (an empty remote). Throws `GitError` for transfer failures.
     package func fetchRemoteMain(from url: String, options remoteOptions: RemoteOptions) throws -> CommitID? {
-        try setScratchReference(Self.incomingReference, to: nil)
+        let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
+            try git("preparing the fetch") { () throws(GitError) in
+                // What the store holds, named here too, so the remote sends only what is new.
+                for (name, id) in zip(["refs/known/main", "refs/known/cloud"], known) {
+                    try repository.removeReference(name)
+                    if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
+                }
+                try repository.removeReference(Self.incomingReference)
+            }
             try repository.fetch(
                 from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions)
             return try repository.resolveReference(Self.incomingReference).map(CommitID.init)
         }
     }
 
-    /// Brings a fetched head in: checks every commit `main` lacks (halting on an unknown model
-    /// version with `cloud` left at the last readable state), moves `cloud` to the head, then
-    /// merges `cloud` into `main`. Returns how many commits were new to `main`, and the merge.
+    /// Brings a fetched head in: checks every commit the store lacks (halting on an unknown
+    /// model version; refusing, and keeping in quarantine, anything that breaks the format),
+    /// writes the checked objects into the store, moves `cloud` to the head, then merges
+    /// `cloud` into `main`. Returns how many commits were new to `main`, and the merge.
     package func integrate(
         _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
+        let (main, cloud) = try read { session in (try session.headID(of: .main), try session.headID(of: .cloud)) }
+        let known = [main, cloud].compactMap { $0 }
+        try withTransferRepository { repository in
+            let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
+            do {
+                try validateIncoming(incoming.objectID, notIn: known, in: transfer)
+            } catch let error as StoreError {
+                if case .rejectedCommit = error {
+                    options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")
+                    try? repository.removeReference(Self.quarantineReference)
+                    try? repository.updateReference(
+                        Self.quarantineReference, to: incoming.objectID, expecting: nil, logMessage: "forkstore: quarantine")
+                }
+                throw error
+            }
+            try git("moving the fetched objects into the store") { () throws(GitError) in
+                try repository.writePack(from: incoming.objectID, hiding: known, into: path + "/objects/pack")
+                try repository.removeReference(Self.quarantineReference)
+                repository.removeOwnObjects()
+            }
+        }
         let newCommits = try read { session in
-            let arriving = try session.walk(from: incoming.objectID, hiding: session.headID(of: .main))
-            for id in arriving { try session.checkStamps(of: session.commit(id)) }
-            return arriving.count
+            try git("reading the fetched objects") { () throws(GitError) in try session.repository.refreshObjects() }
+            return try session.walk(from: incoming.objectID, hiding: main).count
         }
         try moveCloud(to: incoming)
         if let joined = try joinRemoteHistory(incoming) { return (newCommits, joined) }
@@ -60,8 +97,10 @@ extension StoreEngine {
     /// when it refused the update (usually because another replica pushed first). Throws
     /// `GitError` for transfer failures.
     package func pushMain(_ head: CommitID, to url: String, options remoteOptions: RemoteOptions) throws -> String? {
-        try setScratchReference(Self.outgoingReference, to: head)
-        return try withTransferRepository { repository -> String? in
+        try withTransferRepository { repository -> String? in
+            try repository.refreshObjects()
+            try repository.removeReference(Self.outgoingReference)
+            try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")
             do {
                 let result = try repository.push(
                     to: url, refspecs: ["\(Self.outgoingReference):\(Fork.main.referenceName)"], options: remoteOptions)
@@ -88,26 +127,16 @@ extension StoreEngine {
         }
     }
 
-    /// Points one of the exchange's scratch references at `target`, or removes it, under the
-    /// writer lock like every other reference update.
-    private func setScratchReference(_ name: String, to target: CommitID?) throws {
-        try write { session in
-            try git("updating \(name)") { () throws(GitError) in
-                try session.repository.removeReference(name)
-                if let target {
-                    try session.repository.updateReference(
-                        name, to: target.objectID, expecting: nil, logMessage: "forkstore: exchange")
-                }
-            }
-        }
-    }
-
-    /// Runs `body` with the transfer handle, opened on first use and kept for the engine's
+    /// Runs `body` with the transfer repository, opened on first use and kept for the engine's
     /// lifetime, one transfer at a time.
     private func withTransferRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws -> Result {
         try transfers.withLock { handle in
             if let repository = handle { return try body(repository) }
-            let repository = try git("opening the store for sync") { () throws(GitError) in try Repository.openBare(at: path) }
+            let repository = try read { session in
+                try git("opening the transfer repository") { () throws(GitError) in
+                    try Repository.openBorrowing(from: session.repository, at: path + "/" + Self.transferFolder)
+                }
+            }
             handle = repository
             return try body(repository)
         }

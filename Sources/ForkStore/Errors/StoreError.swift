@@ -62,6 +62,10 @@ public enum StoreError: Error, Sendable, Equatable {
     case migrationFailed(commit: CommitID, path: String, fromVersion: Int, reason: String)
     /// A record's encoding is larger than ``StoreOptions/maximumRecordSize``; nothing was written.
     case recordTooLarge(id: String, size: Int, limit: Int)
+    /// A commit that arrived from elsewhere (a remote) breaks a rule of the format at `path`
+    /// (empty for the commit itself). Nothing from it was merged, and `cloud` and `main` did
+    /// not move; the exchange keeps it under `refs/forkstore/quarantine` for inspection.
+    case rejectedCommit(commit: CommitID, path: String, rule: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -115,6 +119,8 @@ extension StoreError: CustomStringConvertible {
             "Migrating '\(path)' of commit \(commit.short) from model version \(fromVersion) failed: \(reason)."
         case .recordNotFound(let id, let fork):
             "No record with id '\(id.escapedForMessages)' on fork '\(fork)'."
+        case .rejectedCommit(let commit, let path, let rule):
+            "Commit \(commit.short) was refused\(path.isEmpty ? "" : " at '\(path.escapedForMessages)'"): \(rule.escapedForMessages). Nothing from it was merged."
         case .recordTooLarge(let id, let size, let limit):
             "Record '\(id.escapedForMessages)' is \(size) bytes encoded, over the limit of \(limit) bytes; nothing was written."
         }

@@ -22,6 +22,14 @@ protocol ContentLayout: Sendable {
     /// Decodes what `commit` holds or changed with the current model and its migrations, for
     /// history replay; returns how many values or records were decoded.
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int
+
+    /// Checks a commit that arrived from elsewhere against the format: its tree holds only
+    /// what this layout writes, and every blob that differs from `parentTree`'s is a valid,
+    /// canonical, decodable value or record within `limit` bytes.
+    ///
+    /// - Throws: ``StoreError/rejectedCommit(commit:path:rule:)`` naming the path and the rule,
+    ///   or ``StoreError/unknownModelVersion(found:known:commit:)`` for data of a newer model.
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws
 }
 
 /// One side of a merge: a tree and where its data came from.

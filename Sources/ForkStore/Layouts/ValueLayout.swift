@@ -56,6 +56,23 @@ struct ValueLayout<Value: Resource>: ContentLayout {
             origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
     }
 
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws {
+        guard commit.tree != parentTree else { return }
+        var value: TreeEntry?
+        for entry in try session.treeEntries(commit.tree) {
+            guard entry.name == Self.path else {
+                throw StoreError.rejectedCommit(
+                    commit: commit.id, path: entry.name, rule: "a value store's tree holds only \(Self.path)")
+            }
+            value = entry
+        }
+        guard let value else { return }  // no value: a removal
+        if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return }
+        let bytes = try checkedBlob(value, path: Self.path, in: commit, limit: limit, session: session)
+        let current = try model.migrated(bytes, origin: DataOrigin(commit), path: Self.path)
+        _ = try ValueCodec.decode(Value.self, from: current, commit: commit.id, path: Self.path)
+    }
+
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
         _ = try value(in: commit.tree, origin: DataOrigin(commit), session: session)
         return 1

@@ -1,0 +1,114 @@
+import ForkStoreGit
+
+/// The checks every commit that arrives from elsewhere passes before anything of it can reach
+/// `cloud` or `main`: its trailers, then its tree and the blobs it adds or changes (by the
+/// layout). Nothing that arrives is trusted, whoever wrote it.
+extension StoreEngine {
+    /// Where a fetched head that failed validation is kept for inspection.
+    static var quarantineReference: String { "refs/forkstore/quarantine" }
+
+    /// Checks every commit reachable from `head` but from none of `known` (commits this store
+    /// already holds, checked when they arrived or written here), oldest first.
+    ///
+    /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
+    ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
+    ///   else that breaks the format.
+    func validateIncoming(_ head: ObjectID, notIn known: [ObjectID], in session: StoreSession) throws {
+        let arriving = try git("listing the fetched commits") { () throws(GitError) in
+            try session.repository.walk(from: head, hiding: known)
+        }
+        for id in arriving.reversed() {
+            let commit = try session.commit(id)
+            do {
+                try Self.validateTrailers(of: commit)
+                try session.checkStamps(of: commit)
+                let parentTree = try commit.parents.first.map { (parent) throws(StoreError) in try session.commit(parent.objectID).tree }
+                try layout.validate(commit, against: parentTree, limit: options.maximumRecordSize, in: session)
+            } catch let error as StoreError {
+                throw Self.rejection(error, in: commit)
+            }
+        }
+    }
+
+    /// What a failure to read an incoming commit's data means for the exchange: a halt stays a
+    /// halt (the app needs an update), everything else the data did wrong is a rejection that
+    /// names the commit, the path and the rule.
+    private static func rejection(_ error: StoreError, in commit: Commit) -> StoreError {
+        func refuse(_ path: String, _ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
+        switch error {
+        case .invalidJSON(_, let path, let reason): return refuse(path, "it is not valid JSON: \(reason)")
+        case .undecodableValue(_, let path, let reason): return refuse(path, "it does not decode: \(reason)")
+        case .migrationFailed(_, let path, let version, let reason):
+            return refuse(path, "migrating it from model version \(version) failed: \(reason)")
+        case .unsupportedModelVersion(let found, let oldest, _):
+            return refuse("", "its model version \(found) is older than the oldest this app reads (\(oldest))")
+        case .missingModelVersion: return refuse("", "it has no Model-Version trailer")
+        default: return error
+        }
+    }
+
+    /// Each trailer ForkStore reads appears at most once (the stamps exactly once), with a
+    /// value in range: an ambiguous or out-of-range stamp is refused, never guessed.
+    static func validateTrailers(of commit: Commit) throws(StoreError) {
+        func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: "", rule: rule) }
+        func values(_ key: String) -> [String] {
+            commit.trailers.filter { $0.key.caseInsensitiveCompare(key) == .orderedSame }.map(\.value)
+        }
+        func decimal(_ text: String, digits: Int) -> Bool {
+            !text.isEmpty && text.utf8.count <= digits && text.utf8.allSatisfy { (48...57).contains($0) }
+                && (text == "0" || !text.hasPrefix("0"))
+        }
+        for key in [TrailerKey.modelVersion, TrailerKey.formatVersion] {
+            let found = values(key)
+            guard found.count == 1 else {
+                throw refuse("it has \(found.count) \(key) trailers; exactly one is required")
+            }
+            guard decimal(found[0], digits: 9), found[0] != "0" else {
+                throw refuse("its \(key) '\(found[0])' is not a whole number from 1 to 999999999")
+            }
+        }
+        for key in [TrailerKey.lamport, TrailerKey.clock, TrailerKey.replica] where values(key).count > 1 {
+            throw refuse("it has \(values(key).count) \(key) trailers; at most one is allowed")
+        }
+        if let lamport = values(TrailerKey.lamport).first, !decimal(lamport, digits: 15) {
+            throw refuse("its Lamport '\(lamport)' is not a whole number below 10^15")
+        }
+        if let clock = values(TrailerKey.clock).first {
+            let parts = clock.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+            guard parts.count == 2, decimal(parts[0], digits: 15), decimal(parts[1], digits: 9) else {
+                throw refuse("its Clock '\(clock)' is not <milliseconds>-<counter> within range")
+            }
+        }
+        if let replica = values(TrailerKey.replica).first, !StoreClock.isValid(replica) {
+            throw refuse("its Replica '\(replica)' is not 16 lowercase hexadecimal digits")
+        }
+    }
+}
+
+extension ContentLayout {
+    /// Checks a stored JSON blob that arrived: within `limit`, valid JSON without duplicate
+    /// keys, in the canonical form every writer must produce. Returns its bytes.
+    func checkedBlob(
+        _ entry: TreeEntry, path: String, in commit: Commit, limit: Int, session: StoreSession
+    ) throws(StoreError) -> [UInt8] {
+        func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
+        guard entry.isPlainFile else {
+            throw refuse("only plain files (mode 100644) may hold data; this entry has mode \(String(entry.mode, radix: 8))")
+        }
+        let header = try git("reading \(path)", object: entry.id.hex) { () throws(GitError) in
+            try session.repository.objectHeader(entry.id)
+        }
+        guard header.size <= limit else {
+            throw refuse("it is \(header.size) bytes, over the limit of \(limit) bytes")
+        }
+        let bytes = try session.readBlob(entry.id, path: path)
+        let canonical: [UInt8]
+        do {
+            canonical = try CanonicalJSON.canonicalize(bytes)
+        } catch {
+            throw refuse("it is not valid JSON: \(error.description)")
+        }
+        guard canonical == bytes else { throw refuse("it is not in canonical JSON form") }
+        return bytes
+    }
+}

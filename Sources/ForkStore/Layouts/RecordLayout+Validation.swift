@@ -1,0 +1,61 @@
+import ForkStoreGit
+
+extension RecordLayout {
+    /// Walks the parts of the tree that differ from the parent's: the root holds only
+    /// `records`, which holds two levels of two-hex-digit shard folders, which hold record
+    /// files; each new or changed record is checked (see ``checkedBlob(_:path:in:limit:session:)``),
+    /// decodes through the migration plan, and holds the id its path is made from, so no
+    /// record can hide under another's path or appear twice.
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws {
+        try validate(tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limit: limit, session: session)
+    }
+
+    private func validate(
+        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limit: Int, session: StoreSession
+    ) throws {
+        guard tree != old else { return }
+        let previous = try old.map { (id) throws(StoreError) in try session.treeEntries(id) } ?? []
+        let entries = try session.treeEntries(tree)
+        func refuse(_ name: String, _ rule: String) -> StoreError {
+            .rejectedCommit(commit: commit.id, path: path.isEmpty ? name : path + "/" + name, rule: rule)
+        }
+        if depth > 0, entries.isEmpty { throw refuse("", "an empty folder; the format removes folders left empty") }
+        for (earlier, later) in zip(entries, entries.dropFirst()) where !earlier.name.utf8.lexicographicallyPrecedes(later.name.utf8) {
+            throw refuse(later.name, "tree entries must be unique and in git's order")
+        }
+        for entry in entries {
+            let oldEntry = previous.first { $0.name == entry.name }
+            guard entry.id != oldEntry?.id || entry.mode != oldEntry?.mode else { continue }
+            let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
+            switch depth {
+            case 0:
+                guard entry.name == RecordPath.root else {
+                    throw refuse(entry.name, "a record collection's tree holds only \(RecordPath.root)/")
+                }
+            case 1, 2:
+                guard entry.name.utf8.count == 2, entry.name.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
+                else { throw refuse(entry.name, "shard folders are named with two lowercase hexadecimal digits") }
+            default:
+                try validateRecord(entry, path: entryPath, commit: commit, limit: limit, session: session)
+                continue
+            }
+            guard entry.kind == .tree, entry.mode == 0o40000 else { throw refuse(entry.name, "this must be a folder") }
+            try validate(
+                tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath,
+                commit: commit, limit: limit, session: session)
+        }
+    }
+
+    private func validateRecord(
+        _ entry: TreeEntry, path: String, commit: Commit, limit: Int, session: StoreSession
+    ) throws {
+        let bytes = try checkedBlob(entry, path: path, in: commit, limit: limit, session: session)
+        let migrated = try model.migrated(bytes, origin: DataOrigin(commit), path: path, member: "record")
+        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: commit.id, path: path)
+        guard RecordPath(id: envelope.id).description == path else {
+            throw StoreError.rejectedCommit(
+                commit: commit.id, path: path,
+                rule: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id)), not this one")
+        }
+    }
+}

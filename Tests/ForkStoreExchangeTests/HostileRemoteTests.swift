@@ -1,0 +1,235 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// A bare remote written by a hostile or buggy peer with git's plumbing.
+struct CraftedRemote {
+    let path: String
+
+    private func plumbing(_ arguments: String..., input: String? = nil) throws -> String {
+        let result = try run("/usr/bin/env", ["git", "--git-dir", path] + arguments, environment: [
+            "GIT_AUTHOR_NAME": "Peer", "GIT_AUTHOR_EMAIL": "peer@localhost",
+            "GIT_COMMITTER_NAME": "Peer", "GIT_COMMITTER_EMAIL": "peer@localhost",
+        ], input: input)
+        #expect(result.status == 0, "git \(arguments): \(result.stderr)")
+        return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    func blob(_ content: String) throws -> String { try plumbing("hash-object", "-w", "--stdin", input: content) }
+
+    /// A tree of `mode type id name` entries (sorted by git's rules by the caller).
+    func tree(_ entries: [(mode: String, type: String, id: String, name: String)]) throws -> String {
+        try plumbing("mktree", "--missing", input: entries.map { "\($0.mode) \($0.type) \($0.id)\t\($0.name)\n" }.joined())
+    }
+
+    /// A records tree holding these files at `records/<s1>/<s2>/<name>` (each with its own shards).
+    func recordsTree(_ files: [(shards: [String], name: String, mode: String, type: String, id: String)]) throws -> String {
+        var root: [(mode: String, type: String, id: String, name: String)] = []
+        for first in Set(files.map { $0.shards[0] }).sorted() {
+            var level: [(mode: String, type: String, id: String, name: String)] = []
+            let underFirst = files.filter { $0.shards[0] == first }
+            for second in Set(underFirst.map { $0.shards[1] }).sorted() {
+                let leaves = underFirst.filter { $0.shards[1] == second }.sorted { $0.name < $1.name }
+                level.append(("040000", "tree", try tree(leaves.map { ($0.mode, $0.type, $0.id, $0.name) }), second))
+            }
+            root.append(("040000", "tree", try tree(level), first))
+        }
+        return try tree([("040000", "tree", try tree(root), "records")])
+    }
+
+    /// A record file entry at the path of `id`.
+    func recordFile(id: String, content: String, mode: String = "100644") throws -> (shards: [String], name: String, mode: String, type: String, id: String) {
+        let path = RecordPath(id: id)
+        return (path.shards, path.fileName, mode, "blob", try blob(content))
+    }
+
+    func main() throws -> String { try plumbing("rev-parse", "main") }
+
+    func commit(tree: String, on parent: String, trailers: String = "Model-Version: 1\nFormat-Version: 1\n") throws -> String {
+        try plumbing("commit-tree", tree, "-p", parent, "-m", "From a peer\n\n" + trailers)
+    }
+
+    func setMain(_ commit: String) throws { _ = try plumbing("update-ref", "refs/heads/main", commit) }
+}
+
+/// A record as a canonical envelope, as every writer must store it.
+func envelope(id: String, title: String, modelVersion: Int = 1, recordID: String? = nil) throws -> String {
+    let text = #"{"id":"\#(id)","modelVersion":\#(modelVersion),"record":{"id":"\#(recordID ?? id)","title":"\#(title)"}}"#
+    return String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
+}
+
+/// Each kind of bad data a remote can send is refused before it reaches `cloud` or `main`,
+/// with the commit, the path and the rule named; the store stays usable, and a fixed remote
+/// syncs again.
+@Suite("A remote that sends data breaking the format")
+struct HostileRemoteTests {
+    /// How a crafted commit on top of the remote's good head is built.
+    typealias Craft = @Sendable (CraftedRemote, _ good: String) throws -> String
+
+    /// Syncs a replica with a good record, lets `craft` put a bad commit on the remote, and
+    /// checks that the next sync refuses it and everything else holds.
+    private func expectRefused(
+        expecting check: (ExchangeError) -> Bool, options: StoreOptions = StoreOptions(), _ craft: Craft,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let lab = try SyncLab()
+        let store = try RecordStore<Task2>.create(at: lab.folder.child("store"), options: options)
+        let exchange = Exchange(store: store, remote: try Remote(lab.remotePath))
+        try await store.save(Task2(id: "good", title: "good"))
+        try await exchange.sync()
+        let remote = CraftedRemote(path: lab.remotePath)
+        let good = try remote.main()
+        let bad = try craft(remote, good)
+        try remote.setMain(bad)
+        let (main, cloud) = (try store.head(), try store.head(of: .cloud))
+        let before = try FileManager.default.contentsOfDirectory(atPath: lab.folder.path).sorted()
+
+        do {
+            try await exchange.sync()
+            Issue.record("the sync took the bad commit", sourceLocation: sourceLocation)
+        } catch {
+            #expect(check(error), "\(error)", sourceLocation: sourceLocation)
+        }
+        #expect(try store.head() == main && store.head(of: .cloud) == cloud, sourceLocation: sourceLocation)
+        if case .store(.rejectedCommit)? = exchange.status.lastError {
+            let quarantined = try git("--git-dir", store.path + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine")
+            #expect(quarantined.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == bad, sourceLocation: sourceLocation)
+        }
+        #expect(try git("--git-dir", store.path, "fsck", "--strict", "--no-dangling").status == 0, sourceLocation: sourceLocation)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: lab.folder.path).sorted() == before, sourceLocation: sourceLocation)
+        // Local work goes on, and once the remote is fixed the sync goes through.
+        try await store.save(Task2(id: "local", title: "written after the refusal"))
+        try remote.setMain(good)
+        try await exchange.sync()
+        #expect(try remote.main() == store.head().id.hex, sourceLocation: sourceLocation)
+        #expect(try await store.count() == 2, sourceLocation: sourceLocation)
+    }
+
+    private static func rejected(_ words: String) -> (ExchangeError) -> Bool {
+        { error in
+            guard case .store(.rejectedCommit(_, _, let rule)) = error else { return false }
+            return rule.contains(words)
+        }
+    }
+
+    @Test func aRecordOfANewerModelVersionInAnOlderCommitHalts() async throws {
+        try await expectRefused(expecting: { if case .halted(3, 1, _) = $0 { true } else { false } }) { remote, good in
+            try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "x", modelVersion: 3))]), on: good)
+        }
+    }
+
+    @Test func aRecordThatIsNotJSONIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("not valid JSON")) { remote, good in
+            try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: "{\"id\": \"x\", oops")]), on: good)
+        }
+    }
+
+    @Test func duplicateKeysAreRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("not valid JSON")) { remote, good in
+            let text = "{\n  \"id\": \"x\",\n  \"id\": \"y\",\n  \"modelVersion\": 1,\n  \"record\": {}\n}\n"
+            return try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: text)]), on: good)
+        }
+    }
+
+    @Test func jsonNotInCanonicalFormIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("canonical")) { remote, good in
+            let compact = #"{"id":"x","modelVersion":1,"record":{"id":"x","title":"x"}}"#
+            return try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: compact)]), on: good)
+        }
+    }
+
+    @Test func aPhantomRecordUnderAnotherIdsPathIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("holds record 'y'")) { remote, good in
+            try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "y", title: "phantom"))]), on: good)
+        }
+    }
+
+    @Test func twoPathsClaimingOneIdAreRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("holds record 'x'")) { remote, good in
+            try remote.commit(tree: remote.recordsTree([
+                remote.recordFile(id: "x", content: envelope(id: "x", title: "one")),
+                remote.recordFile(id: "z", content: envelope(id: "x", title: "two")),
+            ]), on: good)
+        }
+    }
+
+    @Test func aSymbolicLinkAtARecordPathIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("plain files")) { remote, good in
+            try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: "/etc/passwd", mode: "120000")]), on: good)
+        }
+    }
+
+    @Test func aSubmoduleAtARecordPathIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("plain files")) { remote, good in
+            let path = RecordPath(id: "x")
+            return try remote.commit(tree: remote.recordsTree([(path.shards, path.fileName, "160000", "commit", good)]), on: good)
+        }
+    }
+
+    @Test(arguments: ["..", ".git", "README"])
+    func anEntryBesideRecordsIsRefused(_ name: String) async throws {
+        try await expectRefused(expecting: Self.rejected("holds only records/")) { remote, good in
+            let records = try remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "x"))])
+            let entries = try git("--git-dir", remote.path, "ls-tree", records).stdout
+            let parts = entries.split(separator: "\t")
+            let recordsID = parts[0].split(separator: " ")[2]
+            let extra = try remote.blob("hello")
+            return try remote.commit(tree: remote.tree([
+                ("100644", "blob", extra, name), ("040000", "tree", String(recordsID), "records"),
+            ].sorted { $0.name < $1.name }), on: good)
+        }
+    }
+
+    @Test func aShardFolderWithAnotherNameIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("two lowercase hexadecimal digits")) { remote, good in
+            let file = try remote.recordFile(id: "x", content: envelope(id: "x", title: "x"))
+            return try remote.commit(tree: remote.recordsTree([([".git", file.shards[1]], file.name, file.mode, file.type, file.id)]), on: good)
+        }
+    }
+
+    @Test func aRecordOverTheSizeLimitIsRefused() async throws {
+        var options = StoreOptions()
+        options.maximumRecordSize = 500
+        try await expectRefused(expecting: Self.rejected("over the limit"), options: options) { remote, good in
+            let big = try envelope(id: "x", title: String(repeating: "a", count: 2_000))
+            return try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: big)]), on: good)
+        }
+    }
+
+    @Test(arguments: [
+        "Model-Version: 1\nModel-Version: 3\nFormat-Version: 1\n",
+        "Model-Version: 1\n",
+        "Model-Version: 1\nFormat-Version: 1\nLamport: -1\n",
+        "Model-Version: 1\nFormat-Version: 1\nLamport: 9223372036854775807\n",
+        "Model-Version: +1\nFormat-Version: 1\n",
+        "Model-Version: 1\nFormat-Version: 1\nClock: tomorrow\n",
+        "Model-Version: 1\nFormat-Version: 1\nReplica: a\nReplica: b\n",
+    ])
+    func ambiguousOrOutOfRangeTrailersAreRefused(_ trailers: String) async throws {
+        try await expectRefused(expecting: { error in
+            guard case .store(.rejectedCommit(_, let path, _)) = error else { return false }
+            return path.isEmpty
+        }) { remote, good in
+            try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "x"))]), on: good, trailers: trailers)
+        }
+    }
+
+    @Test func aValidCommitFromAPeerIsTaken() async throws {
+        let lab = try SyncLab()
+        let store = try RecordStore<Task2>.create(at: lab.folder.child("store"))
+        let exchange = Exchange(store: store, remote: try Remote(lab.remotePath))
+        try await store.save(Task2(id: "good", title: "good"))
+        try await exchange.sync()
+        let remote = CraftedRemote(path: lab.remotePath)
+        let good = try remote.main()
+        let tree = try remote.recordsTree([
+            remote.recordFile(id: "good", content: envelope(id: "good", title: "good")),
+            remote.recordFile(id: "peer", content: envelope(id: "peer", title: "from a peer")),
+        ])
+        try remote.setMain(try remote.commit(tree: tree, on: good))
+        try await exchange.sync()
+        #expect(try await store.record("peer")?.title == "from a peer")
+    }
+}
