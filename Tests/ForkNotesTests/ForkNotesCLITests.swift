@@ -118,6 +118,10 @@ struct ForkNotesCLITests {
         let protected = try cli("fork", "delete", "--store", cli.store, "main")
         #expect(protected.status != 0 && protected.stderr.contains("protected"))
 
+        // `cloud` is the exchange's: a note added there would be lost at the next sync.
+        let cloud = try cli("add", "--store", cli.store, "--fork", "cloud", "--title", "lost?")
+        #expect(cloud.status == 1 && cloud.stderr.contains("only the exchange writes it"))
+
         let again = try cli("init", "--store", cli.store)
         #expect(again.status != 0 && again.stderr.contains("already exists"))
     }

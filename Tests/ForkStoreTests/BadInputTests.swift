@@ -76,6 +76,19 @@ struct BadInputTests {
         try expectStillUsable(store)
     }
 
+    @Test func aKeyGivenTwiceIsRefused() throws {
+        let (folder, store, bad) = try storeWithAFork()
+        _ = folder
+        _ = try commitByHand(store, fork: "bad", content: #"{"title": "a", "title": "b", "count": 1}"#, modelVersion: 1)
+        #expect {
+            try store.value(in: bad)
+        } throws: { error in
+            guard case StoreError.invalidJSON(_, _, let reason) = error else { return false }
+            return reason.contains("duplicate key")
+        }
+        try expectStillUsable(store)
+    }
+
     @Test func valueJSONOfTheWrongShapeIsRefused() throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder

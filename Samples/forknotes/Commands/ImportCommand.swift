@@ -59,6 +59,8 @@ struct ImportCommand: ParsableCommand {
         for (index, line) in lines.enumerated() {
             guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else { continue }
             do {
+                // A strict parse first: a key given twice is refused, not resolved by guesswork.
+                _ = try CanonicalJSON.parse(Array(line))
                 batch.append(try decoder.decode(NoteJSON.self, from: Data(line)).note)
             } catch {
                 skipped += 1
@@ -82,6 +84,7 @@ struct ImportCommand: ParsableCommand {
         case DecodingError.typeMismatch(_, let context), DecodingError.valueNotFound(_, let context):
             "wrong type at \(context.codingPath.map(\.stringValue).joined(separator: "."))"
         case DecodingError.dataCorrupted: "not valid JSON"
+        case let error as CanonicalJSONError: "not valid JSON: \(error.description)"
         default: "\(error)"
         }
     }

@@ -16,18 +16,31 @@ enum ValueCodec {
         }
     }
 
+    /// Parses stored JSON strictly: invalid JSON, and objects with a key twice (which
+    /// decoders disagree on), are ``StoreError/invalidJSON(commit:path:reason:)``.
+    static func parse(_ bytes: [UInt8], commit: CommitID, path: String) throws(StoreError) -> JSONValue {
+        do {
+            return try CanonicalJSON.parse(bytes)
+        } catch {
+            throw StoreError.invalidJSON(commit: commit, path: path, reason: error.description)
+        }
+    }
+
+    /// Decodes stored JSON after parsing it strictly (see ``parse(_:commit:path:)``).
     static func decode<Value: Decodable>(
+        _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
+    ) throws(StoreError) -> Value {
+        _ = try parse(bytes, commit: commit, path: path)
+        return try decodeParsed(type, from: bytes, commit: commit, path: path)
+    }
+
+    /// Decodes JSON already parsed strictly.
+    static func decodeParsed<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
     ) throws(StoreError) -> Value {
         do {
             return try JSONDecoder().decode(Value.self, from: Data(bytes))
         } catch {
-            // Only a failure pays for the strict parse that tells bad JSON from a wrong shape.
-            do {
-                _ = try CanonicalJSON.parse(bytes)
-            } catch {
-                throw StoreError.invalidJSON(commit: commit, path: path, reason: error.description)
-            }
             throw StoreError.undecodableValue(commit: commit, path: path, reason: describe(error))
         }
     }

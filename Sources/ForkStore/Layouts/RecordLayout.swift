@@ -1,4 +1,3 @@
-import Foundation
 import ForkStoreGit
 
 /// A record collection's layout: one canonical JSON blob per record, a ``RecordEnvelope``
@@ -19,15 +18,16 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         _ blob: ObjectID, path: String, origin: DataOrigin, expecting id: String? = nil, session: StoreSession
     ) throws(StoreError) -> RecordEnvelope<Record> {
         let bytes = try session.readBlob(blob, path: path)
+        let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: path)
+        let stamped: Int? =
+            if case .number(let literal)? = document["modelVersion"] { Int(literal) } else { origin.modelVersion }
         let envelope: RecordEnvelope<Record>
-        // Most records were written by the current version: one decode, no migration pass.
-        if let current = try? JSONDecoder().decode(RecordEnvelope<Record>.self, from: Data(bytes)),
-            (current.modelVersion ?? origin.modelVersion) == model.version
-        {
-            envelope = current
+        // Most records were written by the current version: no migration pass.
+        if stamped == model.version {
+            envelope = try ValueCodec.decodeParsed(RecordEnvelope<Record>.self, from: bytes, commit: origin.commit.id, path: path)
         } else {
             let migrated = try model.migrated(bytes, origin: origin, path: path, member: "record")
-            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
+            envelope = try ValueCodec.decodeParsed(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
         }
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
             throw StoreError.undecodableValue(
