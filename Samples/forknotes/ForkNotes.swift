@@ -18,8 +18,22 @@ struct ForkNotes: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self, ImportCommand.self,
             ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
-            ReplayCommand.self, SchemaCommand.self,
+            ReplayCommand.self, SchemaCommand.self, DoctorCommand.self,
             DemoCommand.self,
         ]
     )
+
+    /// Runs the command, printing any error's message escaped for the terminal.
+    static func main() async {
+        do {
+            var command = try parseAsRoot()
+            if var asyncCommand = command as? any AsyncParsableCommand {
+                try await asyncCommand.run()
+            } else {
+                try command.run()
+            }
+        } catch {
+            exit(withError: TerminalSafeError.wrapping(error))
+        }
+    }
 }

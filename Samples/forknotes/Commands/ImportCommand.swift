@@ -75,7 +75,7 @@ struct ImportCommand: ParsableCommand {
     }
 
     private func report(_ message: String) {
-        FileHandle.standardError.write(Data((message.replacingOccurrences(of: "\n", with: " ") + "\n").utf8))
+        Terminal.printError(message)
     }
 
     private static func reason(_ error: any Error) -> String {

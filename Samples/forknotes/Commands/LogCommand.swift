@@ -42,6 +42,6 @@ struct LogCommand: ParsableCommand {
         let date = commit.date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
         let version = commit.modelVersion.map { "v\($0)" } ?? "v?"
         let mark = commit.isMerge ? "M" : "*"
-        return "\(mark) \(commit.id.short)  \(date)  \(version)  \(commit.subject)"
+        return "\(mark) \(commit.id.short)  \(date)  \(version)  \(commit.subject.escapedForTerminal)"
     }
 }

@@ -28,7 +28,7 @@ struct MergeCommand: ParsableCommand {
         case .merged(let commit, let conflicts):
             print("Merged '\(from)' into '\(into)': \(commit.id.short).")
             for conflict in conflicts {
-                print("  conflict at \(conflict.description): kept \(conflict.decision.map(Self.show) ?? "nothing")")
+                print("  conflict at \(conflict.description): kept \(conflict.decision.map(Self.show) ?? "nothing")".escapedForTerminal)
             }
         }
     }

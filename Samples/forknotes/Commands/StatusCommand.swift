@@ -39,11 +39,11 @@ struct StatusCommand: ParsableCommand {
             print(String(decoding: try encoder.encode(status), as: UTF8.self))
             return
         }
-        print("remote:       \(status.remote ?? "none (forknotes init --remote URL, or sync --remote URL)")")
+        print("remote:       \(status.remote?.escapedForTerminal ?? "none (forknotes init --remote URL, or sync --remote URL)")")
         print("state:        \(status.state)")
         print("ahead:        \(ahead) commit(s) not yet pushed")
         print("behind:       \(behind) commit(s) fetched but not merged")
         print("last success: \(status.lastSuccess.map { $0.formatted(.iso8601) } ?? "never")")
-        if let error = status.lastError { print("last error:   \(error)") }
+        if let error = status.lastError { print("last error:   \(error.escapedForTerminal)") }
     }
 }

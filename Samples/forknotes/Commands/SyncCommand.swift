@@ -48,14 +48,14 @@ struct SyncCommand: AsyncParsableCommand {
             try? settings.save(for: location.path)
             print("Synced with \(exchange.remote): fetched \(report.fetchedCommits), pushed \(report.pushedCommits) commit(s).")
             for conflict in report.conflicts {
-                print("  conflict at \(conflict.description)")
+                print("  conflict at \(conflict.description.escapedForTerminal)")
             }
         } catch {
             progress.finish()
             settings.lastError = error.description
             settings.lastState = Self.name(of: exchange.status.state)
             try? settings.save(for: location.path)
-            FileHandle.standardError.write(Data("Error: \(error.description)\n".utf8))
+            Terminal.printError("Error: \(error.description)")
             switch error {
             case .offline: throw ExitCodes.offline
             case .halted: throw ExitCodes.halted

@@ -4,16 +4,17 @@ extension Note {
     /// One line for `list`: id, a check box, the title and the tags.
     var line: String {
         let box = done ? "[x]" : "[ ]"
-        let tagText = tags.sorted().map { "#\($0)" }.joined(separator: " ")
+        let tagText = tags.sorted().map { "#\($0.escapedForTerminal)" }.joined(separator: " ")
         let dueText = due.map { "due " + $0.formatted(.iso8601.year().month().day()) } ?? ""
-        return [id, box, title, tagText, dueText].filter { !$0.isEmpty }.joined(separator: "  ")
+        return [id.escapedForTerminal, box, title.escapedForTerminal, tagText, dueText].filter { !$0.isEmpty }.joined(separator: "  ")
     }
 
     /// The note with its body, for the demo and `show`.
     var card: String {
         var text = line
         if !body.isEmpty {
-            text += "\n" + body.split(separator: "\n", omittingEmptySubsequences: false).map { "    " + $0 }.joined(separator: "\n")
+            text += "\n" + body.split(separator: "\n", omittingEmptySubsequences: false)
+                .map { "    " + String($0).escapedForTerminal }.joined(separator: "\n")
         }
         return text
     }

@@ -36,6 +36,23 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return envelope
     }
 
+    /// A record as a listing meets it: read, and checked to hold the id its path is made from.
+    func listed(_ entry: (path: String, id: ObjectID), origin: DataOrigin, session: StoreSession) -> Result<Record, RecordProblem> {
+        let envelope: RecordEnvelope<Record>
+        do {
+            envelope = try read(entry.id, path: entry.path, origin: origin, session: session)
+        } catch {
+            return .failure(RecordProblem(path: entry.path, claimedID: nil, error: error))
+        }
+        guard RecordPath(id: envelope.id).description == entry.path else {
+            let error = StoreError.undecodableValue(
+                commit: origin.commit.id, path: entry.path,
+                reason: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id))")
+            return .failure(RecordProblem(path: entry.path, claimedID: envelope.id, error: error))
+        }
+        return .success(envelope.record)
+    }
+
     /// The record with `id` in a commit's tree, or nil.
     func record(_ id: String, in commit: Commit, session: StoreSession) throws(StoreError) -> Record? {
         let path = RecordPath(id: id).description

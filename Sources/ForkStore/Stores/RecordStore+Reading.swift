@@ -37,8 +37,19 @@ extension RecordStore {
     }
 
     /// Calls `body` with each record of a fork, decoding one at a time, in batches read under
-    /// the store's lock so that writers are not held up by a long listing.
+    /// the store's lock so that writers are not held up by a long listing. The first file that
+    /// cannot be read as a record stops the listing with its error.
     public func forEachRecord(in fork: Fork = .main, _ body: (Record) throws -> Void) throws {
+        try forEachRecord(in: fork, onProblem: { throw $0.error }, body)
+    }
+
+    /// Calls `body` with each readable record of a fork and `onProblem` with each file that
+    /// cannot be read as a record (see ``RecordProblem``), so that one damaged record does not
+    /// hide the others. A record whose id is not the one its path is made from is a problem
+    /// too: it could be neither edited nor removed by its id.
+    public func forEachRecord(
+        in fork: Fork = .main, onProblem: (RecordProblem) throws -> Void, _ body: (Record) throws -> Void
+    ) throws {
         let (head, entries) = try engine.read { session in
             let head = try session.head(of: fork)
             try session.checkStamps(of: head)
@@ -48,11 +59,23 @@ extension RecordStore {
         var start = 0
         while start < entries.count {
             let batch = entries[start..<min(start + 512, entries.count)]
-            let records = try engine.read { session in
-                try batch.map { try layout.read($0.id, path: $0.path, origin: origin, session: session).record }
+            let results = try engine.read { session in
+                batch.map { entry in layout.listed(entry, origin: origin, session: session) }
             }
-            for record in records { try body(record) }
+            for result in results {
+                switch result {
+                case .success(let record): try body(record)
+                case .failure(let problem): try onProblem(problem)
+                }
+            }
             start += batch.count
         }
+    }
+
+    /// Every readable record of a fork, and every file that cannot be read as one.
+    public func recordsAndProblems(in fork: Fork = .main) throws -> (records: [Record], problems: [RecordProblem]) {
+        var records: [Record] = [], problems: [RecordProblem] = []
+        try forEachRecord(in: fork, onProblem: { problems.append($0) }) { records.append($0) }
+        return (records, problems)
     }
 }

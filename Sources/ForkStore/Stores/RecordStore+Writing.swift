@@ -71,6 +71,24 @@ extension RecordStore {
         }
     }
 
+    /// Removes damaged record files, as ``RecordStore/forEachRecord(in:onProblem:_:)`` reports
+    /// them, from a fork in one commit. The history keeps them. Only files under `records/`
+    /// can be removed this way.
+    @discardableResult
+    public func removeDamaged(_ problems: [RecordProblem], from fork: Fork = .main, message: String? = nil) throws -> Commit {
+        let paths = problems.map(\.path)
+        for path in paths where !path.hasPrefix(RecordPath.root + "/") || path.split(separator: "/").contains("..") {
+            throw StoreError.recordNotFound(id: path, fork: fork.name)
+        }
+        return try engine.commit(on: fork, message: message ?? "Remove \(paths.count) damaged record file(s)") { session, head in
+            var changes: [TreeChange] = []
+            for path in paths where try session.entry(atPath: path, inTree: head.tree) != nil {
+                changes.append(.remove(path: path))
+            }
+            return try session.updatedTree(head.tree, applying: changes)
+        }
+    }
+
     /// Whether the fork already holds a record equal to `record` (for `Equatable` records) at
     /// `path` under another blob: the same record encoded differently (a `Set` in another
     /// order), which must not make a commit.

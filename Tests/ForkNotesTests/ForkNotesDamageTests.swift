@@ -1,0 +1,65 @@
+import ForkStore
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("forknotes with damaged data and hostile text")
+struct ForkNotesDamageTests {
+    /// Commits a note file by hand (as `git` would let anyone do) at the path of `id`.
+    private func commitByHand(_ cli: ForkNotes, id: String, content: String) throws {
+        let path = RecordPath(id: id)
+        let blob = try git("--git-dir", cli.store, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
+        let base = try git("--git-dir", cli.store, "rev-parse", "main").stdout.trimmed
+        let index = cli.folder.child("index")
+        let environment = ["GIT_INDEX_FILE": index]
+        try git("--git-dir", cli.store, "read-tree", "main", environment: environment)
+        try git("--git-dir", cli.store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)", environment: environment)
+        let tree = try git("--git-dir", cli.store, "write-tree", environment: environment).stdout.trimmed
+        let commit = try git(
+            "--git-dir", cli.store, "commit-tree", tree, "-p", base, "-m", "By hand\n\nModel-Version: 2\nFormat-Version: 1\n"
+        ).stdout.trimmed
+        try git("--git-dir", cli.store, "update-ref", "refs/heads/main", commit)
+    }
+
+    @Test func aDamagedNoteIsNamedAndTheOthersStillList() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        try cli.ok("add", "--store", cli.store, "--title", "Fine")
+        try commitByHand(cli, id: "broken", content: "{ not json")
+        try commitByHand(cli, id: "phantom", content: #"{"id":"someone-else","modelVersion":2,"record":{"id":"someone-else","title":"p","body":"","tags":[]}}"#)
+
+        let list = try cli("list", "--store", cli.store)
+        #expect(list.status == 1)
+        #expect(list.stdout.contains("Fine"))
+        #expect(list.stderr.contains(RecordPath(id: "broken").description) && list.stderr.contains("not valid JSON"))
+        #expect(list.stderr.contains("someone-else"))
+        #expect(list.stderr.contains("forknotes doctor"))
+
+        let doctor = try cli("doctor", "--store", cli.store)
+        #expect(doctor.status == 1)
+        #expect(doctor.stdout.contains("fork main") && doctor.stdout.contains("--repair"))
+        let repaired = try cli("doctor", "--store", cli.store, "--repair")
+        #expect(repaired.status == 0 && repaired.stdout.contains("removed 2 damaged file(s)"))
+        #expect(try cli.ok("doctor", "--store", cli.store).contains("No problems found."))
+        let after = try cli("list", "--store", cli.store)
+        #expect(after.status == 0 && after.stdout.contains("Fine") && after.stderr.isEmpty)
+        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+    }
+
+    @Test func controlCharactersInDataAreEscapedOnTheTerminal() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let hostile = "Red\u{1B}[31m alert\u{7}\u{202E}txt.exe"
+        let id = try #require(try cli.ok("add", "--store", cli.store, "--title", hostile, "--body", "line\u{1B}[2J").split(separator: "\n").last)
+        let list = try cli.ok("list", "--store", cli.store)
+        #expect(!list.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E })
+        #expect(list.contains("Red\\u{1b}[31m alert\\u{7}\\u{202e}txt.exe"))
+        // --json keeps the data exactly, escaped by JSON's rules.
+        #expect(try cli.notes().first?["title"] as? String == hostile)
+        try cli.ok("rm", "--store", cli.store, String(id))
+    }
+}
+
+extension String {
+    fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
