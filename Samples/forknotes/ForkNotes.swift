@@ -23,17 +23,4 @@ struct ForkNotes: AsyncParsableCommand {
         ]
     )
 
-    /// Runs the command, printing any error's message escaped for the terminal.
-    static func main() async {
-        do {
-            var command = try parseAsRoot()
-            if var asyncCommand = command as? any AsyncParsableCommand {
-                try await asyncCommand.run()
-            } else {
-                try command.run()
-            }
-        } catch {
-            exit(withError: TerminalSafeError.wrapping(error))
-        }
-    }
 }

@@ -27,7 +27,11 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another transport failure.
     case transport(remote: String, reason: String)
 
-    public var description: String {
+    /// What failed and why, with any text that came from data or a remote escaped so it cannot
+    /// steer a terminal (see `TerminalText`).
+    public var description: String { TerminalText.escaping(message) }
+
+    private var message: String {
         switch self {
         case .offline(let remote, let reason):
             "The remote \(remote) is unreachable: \(reason). Local changes are kept and will be pushed by the next successful sync."

@@ -69,7 +69,11 @@ public enum StoreError: Error, Sendable, Equatable {
 }
 
 extension StoreError: CustomStringConvertible {
-    public var description: String {
+    /// What failed and why, with any text that came from data or a remote escaped so it cannot
+    /// steer a terminal (see `TerminalText`).
+    public var description: String { TerminalText.escaping(message) }
+
+    private var message: String {
         switch self {
         case .storeNotFound(let path):
             "No store at '\(path)'. Create one first (for the sample: forknotes init --store \(path))."
@@ -128,16 +132,6 @@ extension StoreError: CustomStringConvertible {
 }
 
 extension String {
-    /// The text with control characters shown as escapes, so hostile input cannot garble a terminal.
-    var escapedForMessages: String {
-        var result = ""
-        for scalar in unicodeScalars {
-            if scalar.value < 0x20 || scalar.value == 0x7F {
-                result += "\\u{\(String(scalar.value, radix: 16))}"
-            } else {
-                result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
+    /// The text made safe for a message: see ``TerminalText/escaping(_:)``.
+    var escapedForMessages: String { TerminalText.escaping(self) }
 }
