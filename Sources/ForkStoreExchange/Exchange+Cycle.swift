@@ -167,11 +167,7 @@ extension Exchange {
     /// libgit2's error code first, then by the part of libgit2 that failed, and only then by
     /// the words of the message (what a server said arrives as text).
     func classify(_ error: GitError) -> ExchangeError {
-        var reason = error.message
-        for secret in remote.credentials?.secrets ?? [] where !secret.isEmpty {
-            reason = reason.replacingOccurrences(of: secret, with: "(hidden)")
-        }
-        reason = Remote.redacted(reason)
+        let reason = Remote.redacted(remote.credentials?.scrubbed(error.message) ?? error.message)
         let url = remote.url
         switch error.code {
         case .authentication: return .authenticationFailed(remote: url, reason: reason)
@@ -179,6 +175,11 @@ extension Exchange {
         default: break
         }
         let lower = reason.lowercased()
+        if lower.contains("cannot redirect") {
+            return .transport(
+                remote: url,
+                reason: "the remote redirected to another host, which is not followed: credentials go to the remote's own origin only (\(reason))")
+        }
         if Self.notRepositoryWords.contains(where: lower.contains) {
             return .notARepository(remote: url, reason: reason)
         }

@@ -90,13 +90,32 @@ public enum Credentials: Sendable, CustomStringConvertible {
         }
     }
 
-    /// The secrets, so messages can be scrubbed of them.
+    /// The secrets in every form a server could echo them (as typed, percent-encoded, and in
+    /// base64 alone or as basic authentication's `user:password`), longest first, so messages
+    /// can be scrubbed of them.
     var secrets: [String] {
-        switch self {
-        case .userPassword(_, let password): [password]
-        case .sshKey(_, _, _, let passphrase): passphrase.map { [$0] } ?? []
-        case .sshAgent: []
+        var forms = Set<String>()
+        func add(_ secret: String) {
+            guard !secret.isEmpty else { return }
+            forms.insert(secret)
+            forms.insert(Data(secret.utf8).base64EncodedString())
+            for allowed in [CharacterSet.alphanumerics, .urlPasswordAllowed] {
+                if let encoded = secret.addingPercentEncoding(withAllowedCharacters: allowed) { forms.insert(encoded) }
+            }
         }
+        switch self {
+        case .userPassword(let username, let password):
+            add(password)
+            if !password.isEmpty { forms.insert(Data((username + ":" + password).utf8).base64EncodedString()) }
+        case .sshKey(_, _, _, let passphrase): passphrase.map(add)
+        case .sshAgent: break
+        }
+        return forms.sorted { $0.count > $1.count }
+    }
+
+    /// `text` without any form of the secrets.
+    func scrubbed(_ text: String) -> String {
+        secrets.reduce(text) { $0.replacingOccurrences(of: $1, with: "(hidden)") }
     }
 }
 

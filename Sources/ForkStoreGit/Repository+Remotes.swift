@@ -52,6 +52,8 @@ extension Repository {
             var fetchOptions = git_fetch_options()
             try check("git_fetch_options_init") { git_fetch_options_init(&fetchOptions, UInt32(GIT_FETCH_OPTIONS_VERSION)) }
             fetchOptions.update_fetchhead = 0
+            // A redirect to another host is refused: the credentials are the remote's alone.
+            fetchOptions.follow_redirects = GIT_REMOTE_REDIRECT_NONE
             fetchOptions.download_tags = GIT_REMOTE_DOWNLOAD_TAGS_NONE
             Self.install(&fetchOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
@@ -70,6 +72,7 @@ extension Repository {
         try withAnonymousRemote(url) { (remote) throws(GitError) in
             var pushOptions = git_push_options()
             try check("git_push_options_init") { git_push_options_init(&pushOptions, UInt32(GIT_PUSH_OPTIONS_VERSION)) }
+            pushOptions.follow_redirects = GIT_REMOTE_REDIRECT_NONE
             Self.install(&pushOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
             try state.explainingFailures { () throws(GitError) in

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A small HTTP/1.1 server on a loopback address, answering every request with what `respond`
+/// returns and remembering the requests: for hostile-server tests (redirects, echoed secrets)
+/// that a real web server cannot be talked into.
+final class TinyHTTPServer: Sendable {
+    struct Request: Sendable {
+        var requestLine: String
+        var headers: [String: String]
+        var authorization: String? { headers["authorization"] }
+    }
+
+    let host: String
+    let port: Int
+    private let listener: Int32
+    private let received = Mutex<[Request]>([])
+    private let respond: @Sendable (Request) -> String
+
+    /// Listens on `host` (any 127.x.y.z address) at a free port.
+    init(host: String = "127.0.0.1", respond: @escaping @Sendable (Request) -> String) throws {
+        self.host = host
+        self.respond = respond
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr(host)
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(descriptor, $0, length) }
+        }
+        guard bound == 0, listen(descriptor, 16) == 0 else {
+            close(descriptor)
+            throw POSIXError(.EADDRINUSE)
+        }
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(descriptor, $0, &length) }
+        }
+        listener = descriptor
+        port = Int(UInt16(bigEndian: address.sin_port))
+        let thread = Thread { [self] in serve() }
+        thread.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+
+    /// Every request received so far.
+    var requests: [Request] { received.withLock { $0 } }
+
+    /// The base URL: `http://host:port`.
+    var url: String { "http://\(host):\(port)" }
+
+    private func serve() {
+        while true {
+            let connection = accept(listener, nil, nil)
+            guard connection >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 65_536)
+            var data: [UInt8] = []
+            while !String(decoding: data, as: UTF8.self).contains("\r\n\r\n") {
+                let count = read(connection, &buffer, buffer.count)
+                guard count > 0 else { break }
+                data += buffer[0..<count]
+            }
+            let text = String(decoding: data, as: UTF8.self)
+            let lines = text.components(separatedBy: "\r\n")
+            var headers: [String: String] = [:]
+            for line in lines.dropFirst() {
+                guard let colon = line.firstIndex(of: ":") else { continue }
+                headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+            let request = Request(requestLine: lines.first ?? "", headers: headers)
+            received.withLock { $0.append(request) }
+            let response = Array(respond(request).utf8)
+            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            close(connection)
+        }
+    }
+
+    /// A complete response with `status`, extra header lines and a body.
+    static func response(_ status: String, headers: [String] = [], body: String = "") -> String {
+        (["HTTP/1.1 \(status)", "Content-Length: \(body.utf8.count)", "Connection: close"] + headers)
+            .joined(separator: "\r\n") + "\r\n\r\n" + body
+    }
+
+    /// A git pkt-line: four hex digits of length, then the payload.
+    static func packetLine(_ payload: String) -> String {
+        String(format: "%04x", payload.utf8.count + 4) + payload
+    }
+}
