@@ -16,6 +16,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
     ],
     targets: [
         // The C library. Only ForkStoreGit imports it.
@@ -32,6 +33,7 @@ let package = Package(
             dependencies: [
                 "ForkStoreGit",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "Crypto", package: "swift-crypto"),
             ]
         ),
         // Built-in merge strategies and per-property merging: pure Swift, no git.

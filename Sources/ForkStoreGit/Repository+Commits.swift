@@ -26,9 +26,12 @@ package struct CommitObject: Sendable {
 }
 
 extension Repository {
-    /// Writes a commit object without moving any reference.
+    /// Writes a commit object without moving any reference. With `sign`, the commit carries
+    /// the signature `sign` returns for its content, in the `gpgsig` header (as `git commit -S`
+    /// writes it; `git verify-commit` checks it).
     package func createCommit(
-        tree: ObjectID, parents: [ObjectID], message: String, signature: Signature
+        tree: ObjectID, parents: [ObjectID], message: String, signature: Signature,
+        sign: (([UInt8]) throws -> String)? = nil
     ) throws(GitError) -> ObjectID {
         var signaturePointer: UnsafeMutablePointer<git_signature>?
         try check("git_signature_now") {
@@ -51,14 +54,51 @@ extension Repository {
         }
 
         var oid = git_oid()
-        try check("git_commit_create") {
+        guard let sign else {
+            try check("git_commit_create") {
+                parentPointers.withUnsafeMutableBufferPointer { buffer in
+                    git_commit_create(
+                        &oid, pointer, nil, signaturePointer, signaturePointer, "UTF-8", message,
+                        treePointer, buffer.count, buffer.baseAddress)
+                }
+            }
+            return ObjectID(oid)
+        }
+        var content = git_buf()
+        defer { git_buf_dispose(&content) }
+        try check("git_commit_create_buffer") {
             parentPointers.withUnsafeMutableBufferPointer { buffer in
-                git_commit_create(
-                    &oid, pointer, nil, signaturePointer, signaturePointer, "UTF-8", message,
-                    treePointer, buffer.count, buffer.baseAddress)
+                git_commit_create_buffer(
+                    &content, pointer, signaturePointer, signaturePointer, "UTF-8", message, treePointer,
+                    buffer.count, buffer.baseAddress)
             }
         }
+        let bytes = Array(UnsafeRawBufferPointer(start: content.ptr, count: content.size))
+        let armored: String
+        do {
+            armored = try sign(bytes)
+        } catch {
+            throw GitError(function: "signing a commit", rawCode: -1, errorClass: 0, message: "\(error)")
+        }
+        try check("git_commit_create_with_signature") {
+            git_commit_create_with_signature(&oid, pointer, content.ptr, armored, "gpgsig")
+        }
         return ObjectID(oid)
+    }
+
+    /// A commit's `gpgsig` signature and the content it signs; nil when it is not signed.
+    package func commitSignature(_ id: ObjectID) throws(GitError) -> (signature: String, signedData: [UInt8])? {
+        var oid = id.raw
+        var signature = git_buf(), signed = git_buf()
+        defer {
+            git_buf_dispose(&signature)
+            git_buf_dispose(&signed)
+        }
+        guard try checkFound("git_commit_extract_signature", {
+            git_commit_extract_signature(&signature, &signed, pointer, &oid, "gpgsig")
+        }) else { return nil }
+        let text = String(decoding: UnsafeRawBufferPointer(start: signature.ptr, count: signature.size), as: UTF8.self)
+        return (text, Array(UnsafeRawBufferPointer(start: signed.ptr, count: signed.size)))
     }
 
     /// Reads a commit. A missing object or an object of another type throws.

@@ -8,12 +8,15 @@ extension StoreEngine {
     static var quarantineReference: String { "refs/forkstore/quarantine" }
 
     /// Checks every commit reachable from `head` but from none of `known` (commits this store
-    /// already holds, checked when they arrived or written here), oldest first.
+    /// already holds, checked when they arrived or written here), oldest first. With `trusted`
+    /// participants, each must also be signed by one who may write.
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
-    func validateIncoming(_ head: ObjectID, notIn known: [ObjectID], in session: StoreSession) throws {
+    func validateIncoming(
+        _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
+    ) throws {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             try session.repository.walk(from: head, hiding: known)
         }
@@ -24,6 +27,7 @@ extension StoreEngine {
                 try session.checkStamps(of: commit)
                 let parentTree = try commit.parents.first.map { (parent) throws(StoreError) in try session.commit(parent.objectID).tree }
                 try layout.validate(commit, against: parentTree, limit: options.maximumRecordSize, in: session)
+                try checkSharing(of: commit, trusted: trusted, limit: options.maximumRecordSize, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }

@@ -43,12 +43,15 @@ extension StoreEngine {
     package func integrate(
         _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
-        let (main, cloud) = try read { session in (try session.headID(of: .main), try session.headID(of: .cloud)) }
+        let (main, cloud, trusted) = try read { session in
+            let head = try session.head(of: .main)
+            return (head.id.objectID, try session.headID(of: .cloud), try participants(inTree: head.tree, of: head, session: session))
+        }
         let known = [main, cloud].compactMap { $0 }
         try withTransferRepository { repository in
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
             do {
-                try validateIncoming(incoming.objectID, notIn: known, in: transfer)
+                try validateIncoming(incoming.objectID, notIn: known, trusting: trusted, in: transfer)
             } catch let error as StoreError {
                 if case .rejectedCommit = error {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")

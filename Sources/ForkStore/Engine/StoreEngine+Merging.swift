@@ -57,8 +57,11 @@ extension StoreEngine {
     ) throws -> LayoutMerge {
         // A virtual base is an internal step: its conflicts are not the app's to see.
         let base = try MergeContext.$current.withValue(nil) { try virtualBase(of: bases, in: session) }
-        return try layout.merge(
+        let merged = try layout.merge(
             base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: target, in: session)
+        let tree = try mergedParticipants(
+            into: merged.tree, base: bases.first, dominant: dominant, subordinate: subordinate, session: session)
+        return LayoutMerge(tree: tree, decision: merged.decision, origin: merged.origin)
     }
 
     /// The common ancestor to merge against: none for unrelated histories, the merge base, or

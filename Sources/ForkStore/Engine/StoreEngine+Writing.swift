@@ -55,7 +55,7 @@ extension StoreEngine {
                     publishedKind = kind
                     target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
                         try session.repository.createCommit(
-                            tree: tree, parents: parents, message: message, signature: session.signature)
+                            tree: tree, parents: parents, message: message, signature: session.signature, sign: commitSigner)
                     }
                 }
                 guard try moveReference(of: fork, to: target, expecting: head.id.objectID, in: session) else {

@@ -127,7 +127,9 @@ public final class StoreEngine: Sendable {
             let stamp = layout.model.stamp(lamport: 1, clock: HybridTime(milliseconds: clock.now), replica: clock.replica)
             let message = CommitMessage.compose("Create store", trailers: stamp)
             let signature = Signature(name: options.authorName, email: options.authorEmail)
-            let commit = try repository.createCommit(tree: tree, parents: [], message: message, signature: signature)
+            let commit = try repository.createCommit(
+                tree: tree, parents: [], message: message, signature: signature,
+                sign: options.signingKey.map { key in { content in try key.sign(content) } })
             try repository.updateReference(Fork.main.referenceName, to: commit, expecting: nil, logMessage: "forkstore: create")
         }
         do {

@@ -66,6 +66,8 @@ public enum StoreError: Error, Sendable, Equatable {
     /// (empty for the commit itself). Nothing from it was merged, and `cloud` and `main` did
     /// not move; the exchange keeps it under `refs/forkstore/quarantine` for inspection.
     case rejectedCommit(commit: CommitID, path: String, rule: String)
+    /// An ssh key could not be used: its reason says why.
+    case invalidKey(reason: String)
 }
 
 extension StoreError: CustomStringConvertible {
@@ -123,6 +125,8 @@ extension StoreError: CustomStringConvertible {
             "Migrating '\(path)' of commit \(commit.short) from model version \(fromVersion) failed: \(reason)."
         case .recordNotFound(let id, let fork):
             "No record with id '\(id.escapedForMessages)' on fork '\(fork)'."
+        case .invalidKey(let reason):
+            "The ssh key cannot be used: \(reason)."
         case .rejectedCommit(let commit, let path, let rule):
             "Commit \(commit.short) was refused\(path.isEmpty ? "" : " at '\(path.escapedForMessages)'"): \(rule.escapedForMessages). Nothing from it was merged."
         case .recordTooLarge(let id, let size, let limit):

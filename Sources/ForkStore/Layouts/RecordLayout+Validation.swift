@@ -29,6 +29,7 @@ extension RecordLayout {
             let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
             switch depth {
             case 0:
+                if entry.name == ParticipantsFile.path { continue }  // checked with the signatures
                 guard entry.name == RecordPath.root else {
                     throw refuse(entry.name, "a record collection's tree holds only \(RecordPath.root)/")
                 }

@@ -89,7 +89,7 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
         let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID).tree }
         var decoded = 0
-        for difference in try session.differences(from: parent, to: commit.tree) {
+        for difference in try session.differences(from: parent, to: commit.tree) where difference.path.hasPrefix(RecordPath.root + "/") {
             guard let blob = difference.new else { continue }
             _ = try read(blob, path: difference.path, origin: DataOrigin(commit), session: session)
             decoded += 1

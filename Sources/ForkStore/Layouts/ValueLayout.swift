@@ -36,11 +36,19 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         try value.map { (value) throws(StoreError) in try ValueCodec.encode(value) }
     }
 
-    /// The tree that stores an encoded value: one blob, or an empty tree for no value.
-    func tree(holding json: [UInt8]?, session: StoreSession) throws(StoreError) -> ObjectID {
-        guard let json else { return try session.writeTree([]) }
-        let blob = try session.writeBlob(json, path: Self.path)
-        return try session.writeTree([TreeEntry(name: Self.path, id: blob, kind: .blob)])
+    /// The tree that stores an encoded value (nil: no value): `base` with `value.json`
+    /// replaced or removed, so other entries (the participants file) stay; without a base, a
+    /// tree holding only the value.
+    func tree(holding json: [UInt8]?, replacingIn base: ObjectID? = nil, session: StoreSession) throws(StoreError) -> ObjectID {
+        guard let base else {
+            guard let json else { return try session.writeTree([]) }
+            return try session.writeTree([TreeEntry(name: Self.path, id: session.writeBlob(json, path: Self.path), kind: .blob)])
+        }
+        if let json {
+            return try session.updatedTree(base, applying: [.upsert(path: Self.path, blob: session.writeBlob(json, path: Self.path))])
+        }
+        guard try session.entry(atPath: Self.path, inTree: base) != nil else { return base }
+        return try session.updatedTree(base, applying: [.remove(path: Self.path)])
     }
 
     func merge(
@@ -59,7 +67,7 @@ struct ValueLayout<Value: Resource>: ContentLayout {
     func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws {
         guard commit.tree != parentTree else { return }
         var value: TreeEntry?
-        for entry in try session.treeEntries(commit.tree) {
+        for entry in try session.treeEntries(commit.tree) where entry.name != ParticipantsFile.path {
             guard entry.name == Self.path else {
                 throw StoreError.rejectedCommit(
                     commit: commit.id, path: entry.name, rule: "a value store's tree holds only \(Self.path)")

@@ -32,7 +32,7 @@ extension Store {
     public func save(_ value: Value, to fork: Fork = .main, message: String? = nil) throws -> Commit {
         let json = try layout.encode(value)
         return try engine.commit(on: fork, message: message ?? "Update value") { session, head in
-            let tree = try layout.tree(holding: json, session: session)
+            let tree = try layout.tree(holding: json, replacingIn: head.tree, session: session)
             guard tree != head.tree, value is any Equatable,
                 let current = try? layout.value(in: head.tree, origin: DataOrigin(head), session: session),
                 equalIfEquatable(current, value) == true
@@ -56,7 +56,7 @@ extension Store {
             var value = before
             try change(&value)
             if let before, let value, equalIfEquatable(before, value) == true { return head.tree }
-            return try layout.tree(holding: layout.encode(value), session: session)
+            return try layout.tree(holding: layout.encode(value), replacingIn: head.tree, session: session)
         }
     }
 
@@ -76,6 +76,8 @@ extension Store {
 
     /// Commits an encoded value (nil: no value) on the fork without reading the current one.
     private func replace(_ fork: Fork, with json: [UInt8]?, message: String) throws -> Commit {
-        try engine.commit(on: fork, message: message) { session, _ in try layout.tree(holding: json, session: session) }
+        try engine.commit(on: fork, message: message) { session, head in
+            try layout.tree(holding: json, replacingIn: head.tree, session: session)
+        }
     }
 }

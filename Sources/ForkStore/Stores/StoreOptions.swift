@@ -44,6 +44,11 @@ public struct StoreOptions: Sendable {
     /// one's.
     public var maximumClockSkew: Duration = .seconds(24 * 60 * 60)
 
+    /// The key that signs every commit this store writes (git's ssh signature format). A shared
+    /// store's peers take in only commits signed by a participant who may write; see
+    /// ``Participant``.
+    public var signingKey: SigningKey?
+
     /// The wall clock the store's hybrid logical clock follows. Replace it in tests to step
     /// time back or skew a replica; the store's clock stays monotonic whatever it returns.
     public var wallClock: @Sendable () -> Date = { Date() }

@@ -90,6 +90,20 @@ extension VersionedStore {
     @discardableResult
     public func pack() throws -> Int { try engine.pack() }
 
+    // MARK: Sharing
+
+    /// The participants the store is shared with, on a fork's head; empty when it is not shared.
+    public func participants(in fork: Fork = .main) throws -> [Participant] { try engine.participants(in: fork) }
+
+    /// Replaces the participants on `main` in one commit; an empty list stops sharing. Once a
+    /// store has participants, its exchange takes in only commits signed by a participant who
+    /// may write, and changes to the participants only when signed by an owner, so open the
+    /// store with an owner's ``StoreOptions/signingKey`` to change them.
+    @discardableResult
+    public func setParticipants(_ participants: [Participant], message: String = "Change participants") throws -> Commit {
+        try engine.setParticipants(participants, message: message)
+    }
+
     // MARK: Merging
 
     /// Merges `source` into `target`.

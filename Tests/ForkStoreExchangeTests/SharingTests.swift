@@ -1,0 +1,117 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// A store shared with participants: commits signed in git's own format, and an exchange that
+/// takes in only what a participant who may write signed.
+@Suite("Sharing with verified participants")
+struct SharingTests {
+    /// A fresh Ed25519 key pair made by `ssh-keygen`: the signing key and its public line.
+    private func makeKey(_ name: String, in folder: TemporaryFolder) throws -> (key: SigningKey, line: String) {
+        let path = folder.child("key-\(name)")
+        let made = try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path])
+        #expect(made.status == 0, "\(made.stderr)")
+        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        return (try SigningKey(contentsOfFile: path), line)
+    }
+
+    private func options(_ key: SigningKey?) -> StoreOptions {
+        var options = StoreOptions()
+        options.signingKey = key
+        return options
+    }
+
+    @Test func aSignedCommitVerifiesWithStockGit() throws {
+        let folder = TemporaryFolder()
+        let (key, line) = try makeKey("owner", in: folder)
+        #expect(try ParticipantKey(line) == key.publicKey)
+        let store = try RecordStore<Task2>.create(at: folder.child("store"), options: options(key))
+        let commit = try store.save(Task2(id: "a", title: "signed"))
+        let allowed = folder.child("allowed_signers")
+        try "forkstore@localhost \(line)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
+        let verified = try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        #expect(verified.stderr.contains("Good \"git\" signature"))
+        // The root commit is signed too, and a tampered allowed list makes git refuse.
+        let root = try #require(try store.history().last)
+        #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", root.id.hex).status == 0)
+        let (_, other) = try makeKey("other", in: folder)
+        try "forkstore@localhost \(other)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
+        #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex).status != 0)
+        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+    }
+
+    @Test func onlyParticipantsWhoMayWriteChangeASharedStore() async throws {
+        let lab = try SyncLab()
+        let keys = try ["owner", "writer", "reader", "stranger"].map { try makeKey($0, in: lab.folder) }
+        let (owner, writer, reader, stranger) = (keys[0], keys[1], keys[2], keys[3])
+        let remote = CraftedRemote(path: lab.remotePath)
+        func replica(_ name: String, key: SigningKey?) throws -> (RecordStore<Task2>, Exchange) {
+            let store = try RecordStore<Task2>.create(at: lab.folder.child(name), options: options(key))
+            return (store, Exchange(store: store, remote: try Remote(lab.remotePath)))
+        }
+
+        let (ownerStore, ownerSync) = try replica("owner", key: owner.key)
+        try ownerStore.setParticipants([
+            Participant(key: owner.key.publicKey, access: .owner, name: "owner"),
+            Participant(key: writer.key.publicKey, access: .write, name: "writer"),
+            Participant(key: try ParticipantKey(reader.line), access: .read, name: "reader"),
+        ])
+        try await ownerStore.save(Task2(id: "first", title: "by the owner"))
+        try await ownerSync.sync()
+
+        // A writer's signed commit is taken in.
+        let (writerStore, writerSync) = try replica("writer", key: writer.key)
+        try await writerSync.sync()
+        #expect(try writerStore.participants().count == 3)
+        try await writerStore.save(Task2(id: "w", title: "by the writer"))
+        try await writerSync.sync()
+        try await ownerSync.sync()
+        #expect(try await ownerStore.record("w")?.title == "by the writer")
+
+        /// Someone pushes a commit to the server; the owner's sync must refuse it.
+        func expectRefused(_ name: String, key: SigningKey?, because words: String, change: (RecordStore<Task2>) throws -> Void) async throws {
+            let good = try remote.main()
+            let (store, sync) = try replica(name, key: key)
+            try await sync.sync()
+            try change(store)
+            try await sync.sync()  // the server itself lets anyone with access push
+            let before = try ownerStore.head()
+            do {
+                try await ownerSync.sync()
+                Issue.record("\(name)'s commit was taken in")
+            } catch {
+                guard case .store(.rejectedCommit(_, _, let rule)) = error else {
+                    Issue.record("\(name): \(error)")
+                    return
+                }
+                #expect(rule.contains(words), "\(name): \(rule)")
+            }
+            #expect(try ownerStore.head() == before)
+            try remote.setMain(good)  // the server's admin removes it
+        }
+        try await expectRefused("reader", key: reader.key, because: "may only read") { try $0.save(Task2(id: "r", title: "x")) }
+        try await expectRefused("stranger", key: stranger.key, because: "not a participant") { try $0.save(Task2(id: "s", title: "x")) }
+        try await expectRefused("unsigned", key: nil, because: "not signed") { try $0.save(Task2(id: "u", title: "x")) }
+        try await expectRefused("promoting", key: writer.key, because: "only an owner") { store in
+            try store.setParticipants(store.participants().map { Participant(key: $0.key, access: .owner, name: $0.name) })
+        }
+        try await ownerSync.sync()
+
+        // The owner removes the writer; from then on the writer's commits are refused.
+        try ownerStore.setParticipants([
+            Participant(key: owner.key.publicKey, access: .owner, name: "owner"),
+            Participant(key: try ParticipantKey(reader.line), access: .read, name: "reader"),
+        ])
+        try await ownerSync.sync()
+        try await writerSync.sync()
+        #expect(try writerStore.participants().count == 2)
+        try await writerStore.save(Task2(id: "late", title: "after removal"))
+        try await writerSync.sync()
+        await #expect(throws: ExchangeError.self) { try await ownerSync.sync() }
+        #expect(try await ownerStore.record("late") == nil)
+        #expect(try git("--git-dir", ownerStore.path, "fsck", "--strict").status == 0)
+    }
+}
