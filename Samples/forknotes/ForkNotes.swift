@@ -18,7 +18,7 @@ struct ForkNotes: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self, ImportCommand.self,
             ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
-            ReplayCommand.self, SchemaCommand.self, DoctorCommand.self,
+            ReplayCommand.self, SchemaCommand.self, DoctorCommand.self, ShareCommand.self,
             DemoCommand.self,
         ]
     )

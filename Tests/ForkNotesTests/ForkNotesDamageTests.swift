@@ -63,3 +63,31 @@ struct ForkNotesDamageTests {
 extension String {
     fileprivate var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
 }
+
+@Suite("forknotes share")
+struct ForkNotesShareTests {
+    @Test func ownersShareAndUnshareBySshKey() throws {
+        let cli = ForkNotes()
+        let ownerKey = cli.folder.child("owner"), friendKey = cli.folder.child("friend")
+        for path in [ownerKey, friendKey] {
+            #expect(try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path]).status == 0)
+        }
+        let signing = ["FORKNOTES_SIGNING_KEY": ownerKey]
+        let friend = try String(contentsOfFile: friendKey + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(try cli("init", "--store", cli.store, environment: signing).status == 0)
+        let unsigned = try cli("share", "add", "--store", cli.store, "--write", friend)
+        #expect(unsigned.status != 0 && unsigned.stderr.contains("FORKNOTES_SIGNING_KEY"))
+        #expect(try cli("share", "add", "--store", cli.store, "--write", "--name", "friend", friend, environment: signing).status == 0)
+        let list = try cli.ok("share", "list", "--store", cli.store)
+        #expect(list.contains("owner  owner") && list.contains("write  friend"))
+        let asFriend = try cli("share", "remove", "--store", cli.store, friend, environment: ["FORKNOTES_SIGNING_KEY": friendKey])
+        #expect(asFriend.status != 0 && asFriend.stderr.contains("not an owner"))
+        #expect(try cli("share", "remove", "--store", cli.store, friend, environment: signing).status == 0)
+        #expect(!(try cli.ok("share", "list", "--store", cli.store)).contains("friend"))
+        // Every commit is signed by the owner's key.
+        let allowed = cli.folder.child("allowed")
+        let owner = try String(contentsOfFile: ownerKey + ".pub", encoding: .utf8)
+        try "forkstore@localhost \(owner)".write(toFile: allowed, atomically: true, encoding: .utf8)
+        #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", cli.store, "verify-commit", "main").status == 0)
+    }
+}

@@ -19,7 +19,7 @@ struct InitCommand: ParsableCommand {
     }
 
     func run() throws {
-        _ = try RecordStore<Note>.create(at: location.path)
+        _ = try RecordStore<Note>.create(at: location.path, options: StoreLocation.storeOptions())
         if let remote {
             try SyncSettings(remote: remote).save(for: location.path)
         }

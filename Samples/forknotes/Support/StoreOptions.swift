@@ -21,7 +21,19 @@ struct StoreLocation: ParsableArguments {
     }
 
     func open() throws -> RecordStore<Note> {
-        try RecordStore<Note>.open(at: path)
+        try RecordStore<Note>.open(at: path, options: Self.storeOptions())
+    }
+
+    /// Store options from the environment: `FORKNOTES_SIGNING_KEY` names an Ed25519 OpenSSH
+    /// private key file that signs every commit.
+    static func storeOptions() throws -> StoreOptions {
+        var options = StoreOptions()
+        options.signingKey = try signingKey()
+        return options
+    }
+
+    static func signingKey() throws -> SigningKey? {
+        try ProcessInfo.processInfo.environment["FORKNOTES_SIGNING_KEY"].map { try SigningKey(contentsOfFile: $0) }
     }
 }
 
