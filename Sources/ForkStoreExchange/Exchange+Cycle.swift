@@ -180,6 +180,9 @@ extension Exchange {
                 remote: url,
                 reason: "the remote redirected to another host, which is not followed: credentials go to the remote's own origin only (\(reason))")
         }
+        if Self.deniedWords.contains(where: lower.contains) {
+            return .accessDenied(remote: url, reason: reason)
+        }
         if Self.notRepositoryWords.contains(where: lower.contains) {
             return .notARepository(remote: url, reason: reason)
         }
@@ -192,6 +195,8 @@ extension Exchange {
         return .transport(remote: url, reason: reason)
     }
 
+    /// How servers say that the user may not do this (gitolite, HTTP, hooks).
+    private static let deniedWords = [" denied by ", "permission denied", "access denied", "403", "forbidden"]
     /// How servers and transports say that a repository is not there.
     private static let notRepositoryWords = [
         "404", "repository not found", "no such repository", "not a git repository",

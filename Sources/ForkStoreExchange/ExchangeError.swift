@@ -8,6 +8,9 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     case offline(remote: String, reason: String)
     /// The remote refused the credentials. Not retried.
     case authenticationFailed(remote: String, reason: String)
+    /// The remote knows who we are but does not let us do this (a read-only user's push, an
+    /// HTTP 403). Not retried.
+    case accessDenied(remote: String, reason: String)
     /// The server's certificate or host key was not trusted. Not retried.
     case serverNotTrusted(remote: String, reason: String)
     /// The remote answered but is not a git repository.
@@ -37,6 +40,8 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
             "The remote \(remote) is unreachable: \(reason). Local changes are kept and will be pushed by the next successful sync."
         case .authenticationFailed(let remote, let reason):
             "The remote \(remote) refused the credentials: \(reason). Check the user name and password, token or key."
+        case .accessDenied(let remote, let reason):
+            "The remote \(remote) does not allow this: \(reason). Ask its administrator for access; local changes are kept."
         case .serverNotTrusted(let remote, let reason):
             "The server of \(remote) is not trusted: \(reason). Check its certificate or ssh host key."
         case .notARepository(let remote, let reason):
