@@ -3,6 +3,8 @@
 
 #include <git2.h>
 #include <git2/sys/repository.h>
+#include <git2/sys/mempack.h>
+#include <git2/sys/odb_backend.h>
 
 // git_libgit2_opts is variadic, which Swift does not import: one wrapper per option we use.
 

@@ -29,48 +29,38 @@ struct ImportCommand: ParsableCommand {
     func run() throws {
         let store = try location.open()
         let fork = try selection.parsed()
-        guard let data = FileManager.default.contents(atPath: file) else {
+        guard let input = LineReader(path: file) else {
             throw ValidationError("Cannot read '\(file)'.")
         }
-        let lines = data.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false)
         let decoder = NoteJSON.decoder
         let progress = ProgressLine()
-        var batch: [Note] = [], imported = 0, skipped = 0, commits = 0
-
-        func flush() throws {
-            guard !batch.isEmpty else { return }
-            do {
-                try store.save(batch, to: fork, message: "Import \(batch.count) notes")
-                imported += batch.count
-                commits += 1
-            } catch StoreError.recordTooLarge(let id, _, _) {
-                // Store the rest of the batch, reporting the note that is too large.
+        var skipped = 0
+        // Lines are read, checked and decoded one at a time, so any file size fits in memory.
+        let result = try store.importRecords(
+            to: fork, batchSize: batchSize, message: "Import notes",
+            onSkipped: { id, _ in
+                skipped += 1
                 report("note \(id): larger than the record limit, not stored")
-                skipped += 1
-                let rest = batch.filter { !$0.id.utf8.elementsEqual(id.utf8) }
-                batch = rest
-                try flush()
-                return
+            },
+            progress: { progress.show(done: $0, label: "Importing") }
+        ) {
+            while let (number, line) = input.next() {
+                guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else {
+                    continue
+                }
+                do {
+                    // A strict parse first: a key given twice is refused, not resolved by guesswork.
+                    _ = try CanonicalJSON.parse(line)
+                    return try decoder.decode(NoteJSON.self, from: Data(line)).note
+                } catch {
+                    skipped += 1
+                    report("line \(number): not a note (\(Self.reason(error)))")
+                }
             }
-            batch = []
-            progress.show(done: imported + skipped, of: lines.count, label: "Importing")
+            return nil
         }
-
-        for (index, line) in lines.enumerated() {
-            guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else { continue }
-            do {
-                // A strict parse first: a key given twice is refused, not resolved by guesswork.
-                _ = try CanonicalJSON.parse(Array(line))
-                batch.append(try decoder.decode(NoteJSON.self, from: Data(line)).note)
-            } catch {
-                skipped += 1
-                report("line \(index + 1): not a note (\(Self.reason(error)))")
-            }
-            if batch.count >= batchSize { try flush() }
-        }
-        try flush()
         progress.finish()
-        print("Imported \(imported) note(s) in \(commits) commit(s)" + (skipped > 0 ? "; \(skipped) skipped." : "."))
+        print("Imported \(result.imported) note(s) in \(result.commits) commit(s)" + (skipped > 0 ? "; \(skipped) skipped." : "."))
         if skipped > 0 { throw ExitCode.failure }
     }
 

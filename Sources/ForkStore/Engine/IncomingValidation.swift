@@ -28,9 +28,21 @@ extension StoreEngine {
                 let parentTree = try commit.parents.first.map { (parent) throws(StoreError) in try session.commit(parent.objectID).tree }
                 try layout.validate(commit, against: parentTree, limit: options.maximumRecordSize, in: session)
                 try checkSharing(of: commit, trusted: trusted, limit: options.maximumRecordSize, in: session)
+                try checkLayoutTrailers(of: commit, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }
+        }
+    }
+
+    /// A trailer the layout keeps (a record count) must tell the truth when a commit has it;
+    /// commits of older writers may lack it.
+    private func checkLayoutTrailers(of commit: Commit, in session: StoreSession) throws {
+        let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
+        for expected in try layout.trailers(forTree: commit.tree, after: parent, in: session) {
+            guard let stated = commit.trailer(expected.key), stated != expected.value else { continue }
+            throw StoreError.rejectedCommit(
+                commit: commit.id, path: "", rule: "its \(expected.key) is \(stated), but its tree says \(expected.value)")
         }
     }
 
@@ -71,7 +83,7 @@ extension StoreEngine {
                 throw refuse("its \(key) '\(found[0])' is not a whole number from 1 to 999999999")
             }
         }
-        for key in [TrailerKey.lamport, TrailerKey.clock, TrailerKey.replica] where values(key).count > 1 {
+        for key in [TrailerKey.lamport, TrailerKey.clock, TrailerKey.replica, TrailerKey.recordCount] where values(key).count > 1 {
             throw refuse("it has \(values(key).count) \(key) trailers; at most one is allowed")
         }
         if let lamport = values(TrailerKey.lamport).first, !decimal(lamport, digits: 15) {
@@ -82,6 +94,9 @@ extension StoreEngine {
             guard parts.count == 2, decimal(parts[0], digits: 15), decimal(parts[1], digits: 9) else {
                 throw refuse("its Clock '\(clock)' is not <milliseconds>-<counter> within range")
             }
+        }
+        if let count = values(TrailerKey.recordCount).first, !decimal(count, digits: 15) {
+            throw refuse("its Record-Count '\(count)' is not a whole number below 10^15")
         }
         if let replica = values(TrailerKey.replica).first, !StoreClock.isValid(replica) {
             throw refuse("its Replica '\(replica)' is not 16 lowercase hexadecimal digits")

@@ -28,15 +28,16 @@ extension StoreModel {
 }
 
 extension StoreEngine {
-    /// The message of a new commit on top of `parents`: `text`, the stamp with the next clock
-    /// reading, a `Clock-Clamped` trailer for each parent whose clock ran too far ahead, then
-    /// `extra`. Runs under the writer lock.
+    /// The message of a new commit of `tree` on top of `parents`: `text`, the stamp with the next
+    /// clock reading, the layout's trailers (a record count), a `Clock-Clamped` trailer for each
+    /// parent whose clock ran too far ahead, then `extra`. Runs under the writer lock.
     func stampedMessage(
-        _ text: String, after parents: [Commit], in session: StoreSession, _ extra: [Trailer] = []
+        _ text: String, tree: ObjectID, after parents: [Commit], in session: StoreSession, _ extra: [Trailer] = []
     ) throws -> String {
         let (reading, clamped) = try clock.next(after: parents) { try session.forkHeads() }
         var trailers = model.stamp(
             lamport: parents.map(\.nextLamport).max() ?? 1, clock: reading, replica: clock.replica)
+        trailers += try layout.trailers(forTree: tree, after: parents.first, in: session)
         for parent in clamped {
             let ahead = parent.clock.milliseconds - reading.milliseconds
             options.logger.notice("commit \(parent.id.short) claims a clock \(ahead) ms ahead of this one; ordered as if it were not")

@@ -41,7 +41,8 @@ extension StoreEngine {
             let trailers = Self.mergeTrailers(
                 from: source, decision: result.result.decision, conflicts: result.conflicts, strategies: result.strategies)
             let message = try stampedMessage(
-                "Merge fork '\(source)' into '\(target)'", after: [head, theirs], in: session, trailers)
+                "Merge fork '\(source)' into '\(target)'", tree: result.result.tree, after: [head, theirs], in: session,
+                trailers)
             merged = true
             conflicts = result.conflicts
             return .commit(tree: result.result.tree, parents: [ours, other], message: message)

@@ -22,7 +22,7 @@ extension StoreEngine {
             try session.checkStamps(of: head)
             let tree = try makeTree(session, head)
             guard tree != head.tree else { return .nothing }
-            let text = try stampedMessage(message, after: [head], in: session)
+            let text = try stampedMessage(message, tree: tree, after: [head], in: session)
             return .commit(tree: tree, parents: [head.id.objectID], message: text)
         }
         return outcome.newHead ?? outcome.oldHead
@@ -39,7 +39,7 @@ extension StoreEngine {
     /// `decide` runs again on top of the winner's commit.
     @discardableResult
     func advance(
-        _ fork: Fork, kind: StoreChange.Kind, mergedFrom: Fork? = nil,
+        _ fork: Fork, kind: StoreChange.Kind, mergedFrom: Fork? = nil, largeWrite: Bool = false,
         _ decide: (StoreSession, Commit) throws -> Advance
     ) throws -> (oldHead: Commit, newHead: Commit?) {
         let (result, publishedKind) = try write { session throws -> ((oldHead: Commit, newHead: Commit?), StoreChange.Kind) in
@@ -62,7 +62,7 @@ extension StoreEngine {
                     options.logger.debug("fork '\(fork)' moved during a write; retrying (attempt \(attempt))")
                     continue
                 }
-                packIfDue(session.repository)
+                maintainObjects(session.repository, afterLargeWrite: largeWrite)
                 return ((head, try session.commit(target)), publishedKind)
             }
             throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
@@ -95,29 +95,44 @@ extension StoreEngine {
         }
     }
 
-    /// The packing policy: every 64 writes, estimate the loose objects and pack them all when
-    /// there are more than ``StoreOptions/packThreshold``. Runs under the writer lock; a
+    /// The packing policy, decided from the object database itself so that stores written by
+    /// short processes (a CLI command each) stay packed too: on a process's first write, every
+    /// 16th write after it, and after any write of many objects, pack the loose objects once
+    /// there are ``StoreOptions/packThreshold`` of them, and roll small packs into one once
+    /// there are more than eight (geometrically, like `git repack --geometric=2`). The first
+    /// check also removes temporary files a killed writer left. Runs under the writer lock; a
     /// failure is logged, never thrown, because the write itself has landed.
-    private func packIfDue(_ repository: Repository) {
-        let due = writesSincePackCheck.withLock { count -> Bool in
-            count += 1
-            guard count >= 64 else { return false }
-            count = 0
-            return true
+    func maintainObjects(_ repository: Repository, afterLargeWrite: Bool = false) {
+        let writes = writesSincePackCheck.withLock { count -> Int in
+            defer { count += 1 }
+            return count
         }
-        guard due, repository.estimatedLooseObjectCount() > options.packThreshold else { return }
-        do {
-            let packed = try repository.packLooseObjects()
-            options.logger.debug("packed \(packed) loose objects")
+        guard writes % 16 == 0 || afterLargeWrite else { return }
+        if writes == 0 { repository.removeLeftoverTemporaryFiles() }
+        do throws(GitError) {
+            if repository.looseObjectCount() >= options.packThreshold {
+                let packed = try repository.packLooseObjects()
+                options.logger.debug("packed \(packed) loose objects")
+            }
+            let packs = repository.packs()
+            if packs.count > 8 {
+                let rolled = try repository.rollUp(Repository.packsToRollUp(packs))
+                options.logger.debug("rolled \(rolled) objects into one pack")
+            }
         } catch {
-            options.logger.notice("packing loose objects failed: \(error.message)")
+            options.logger.notice("packing failed: \(error.message)")
         }
     }
 
-    /// Packs every loose object into pack files now. Returns how many were packed.
+    /// Packs every loose object now, and rolls small packs into one. Returns how many loose
+    /// objects were packed.
     func pack() throws -> Int {
         try write { session in
-            try git("packing loose objects") { () throws(GitError) in try session.repository.packLooseObjects() }
+            try git("packing") { () throws(GitError) in
+                let packed = try session.repository.packLooseObjects()
+                try session.repository.rollUp(Repository.packsToRollUp(session.repository.packs()))
+                return packed
+            }
         }
     }
 

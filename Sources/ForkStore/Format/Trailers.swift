@@ -22,6 +22,7 @@ enum TrailerKey {
     static let clock = "Clock"
     static let replica = "Replica"
     static let clockClamped = "Clock-Clamped"
+    static let recordCount = "Record-Count"
     static let mergedFork = "Merged-Fork"
     static let mergeStrategy = "Merge-Strategy"
     static let mergeStrategies = "Merge-Strategies"

@@ -19,6 +19,10 @@ protocol ContentLayout: Sendable {
         in session: StoreSession
     ) throws -> LayoutMerge
 
+    /// Trailers this layout adds to a commit of `tree` whose first parent is `parent` (a record
+    /// collection's count).
+    func trailers(forTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws -> [Trailer]
+
     /// Decodes what `commit` holds or changed with the current model and its migrations, for
     /// history replay; returns how many values or records were decoded.
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int

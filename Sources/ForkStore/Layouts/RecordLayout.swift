@@ -97,3 +97,28 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return decoded
     }
 }
+
+extension RecordLayout {
+    /// How many records a commit's tree holds: its `Record-Count` trailer, or (for commits
+    /// without one) a walk of the tree.
+    func count(of commit: Commit, in session: StoreSession) throws(StoreError) -> Int {
+        if let stated = commit.trailer(TrailerKey.recordCount).flatMap({ Int($0) }), stated >= 0 { return stated }
+        return try entries(in: commit.tree, session: session).count
+    }
+
+    /// The count of `tree`: the parent's, plus the records the change adds, minus those it
+    /// removes, so keeping it costs what the change costs.
+    func count(ofTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws(StoreError) -> Int {
+        guard let parent else { return try entries(in: tree, session: session).count }
+        var count = try self.count(of: parent, in: session)
+        for difference in try session.differences(from: parent.tree, to: tree) where difference.path.hasPrefix(RecordPath.root + "/") {
+            if difference.old == nil { count += 1 }
+            if difference.new == nil { count -= 1 }
+        }
+        return count
+    }
+
+    func trailers(forTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws -> [Trailer] {
+        [Trailer(key: TrailerKey.recordCount, value: String(try count(ofTree: tree, after: parent, in: session)))]
+    }
+}

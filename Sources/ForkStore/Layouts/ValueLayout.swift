@@ -81,6 +81,8 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         _ = try ValueCodec.decode(Value.self, from: current, commit: commit.id, path: Self.path)
     }
 
+    func trailers(forTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws -> [Trailer] { [] }
+
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
         _ = try value(in: commit.tree, origin: DataOrigin(commit), session: session)
         return 1

@@ -10,9 +10,10 @@ extension RecordStore {
         }
     }
 
-    /// How many records a fork holds.
+    /// How many records a fork holds: read from the head commit's `Record-Count` trailer, so it
+    /// costs the same whatever the collection's size (older commits without one are counted).
     public func count(in fork: Fork = .main) throws -> Int {
-        try engine.read { session in try layout.entries(in: session.head(of: fork).tree, session: session).count }
+        try engine.read { session in try layout.count(of: session.head(of: fork), in: session) }
     }
 
     /// Every record on a fork, in storage order (by shard).

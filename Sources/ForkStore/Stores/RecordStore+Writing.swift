@@ -52,7 +52,9 @@ extension RecordStore {
             }
             encoded.append((change.id, path, change.record, bytes, change.deletesOwnSave))
         }
-        return try engine.commit(on: fork, message: message) { session, head in
+        // Many changes go into one pack file rather than a file per object.
+        let write = encoded.count >= 32 ? engine.commitInOnePack : engine.commit
+        return try write(fork, message) { session, head in
             var treeChanges: [TreeChange] = []
             for change in encoded {
                 if let bytes = change.bytes {

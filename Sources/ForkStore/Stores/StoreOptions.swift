@@ -22,10 +22,11 @@ public struct StoreOptions: Sendable {
     /// written.
     public var maximumRecordSize: Int = 1_000_000
 
-    /// When the object database holds about this many loose objects (one file each), a write
-    /// packs them into one pack file. Checked every 64 writes, by sampling four of git's 256
-    /// object folders. Set to `Int.max` to pack only when ``Store/pack()`` is called.
-    public var packThreshold: Int = 4_096
+    /// When the object database holds this many loose objects (one file each), a write packs
+    /// them into one pack file. Checked on each process's first write and every 16th after it,
+    /// so stores written by many short processes stay packed. Set to `Int.max` to pack only when
+    /// `pack()` is called.
+    public var packThreshold: Int = 128
 
     /// Called for every conflict a merge meets, unless a merge names its own resolver.
     /// Nil keeps every strategy's decision.

@@ -85,8 +85,8 @@ extension VersionedStore {
     /// the `ForkStoreMigrationTesting` kit wraps it for test suites.
     public func replayHistory() throws -> ReplayReport { try engine.replayHistory() }
 
-    /// Packs every loose object into pack files now (writes also pack on their own, see
-    /// ``StoreOptions/packThreshold``). Returns how many objects were packed.
+    /// Packs every loose object now and rolls small packs into one (writes also do this on their
+    /// own, see ``StoreOptions/packThreshold``). Returns how many loose objects were packed.
     @discardableResult
     public func pack() throws -> Int { try engine.pack() }
 
