@@ -120,28 +120,3 @@ struct RecordStoreTests {
         #expect(throws: StoreError.self) { try RecordStore<Film>.open(at: single.path) }
     }
 }
-
-@Suite("Packing")
-struct PackingTests {
-    @Test func looseObjectsArePackedOnPolicyAndOnDemandWithNothingLost() throws {
-        let folder = TemporaryFolder()
-        var options = StoreOptions()
-        options.packThreshold = 64
-        let films = try RecordStore<Film>.create(at: folder.child("films"), options: options)
-        for round in 0..<130 {
-            try films.save(Film(id: "film-\(round)", title: "Title \(round)", year: round))
-        }
-        let counted = try git("--git-dir", films.path, "count-objects", "-v").stdout
-        func value(_ key: String) -> Int {
-            counted.split(separator: "\n").first { $0.hasPrefix(key + ":") }
-                .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
-        }
-        #expect(value("in-pack") > 0, "the policy packed: \(counted)")
-        try films.pack()
-        let after = try git("--git-dir", films.path, "count-objects", "-v").stdout
-        #expect(after.contains("count: 0"))
-        #expect(try films.count() == 130)
-        #expect(try RecordStore<Film>.open(at: films.path).record("film-77")?.year == 77)
-        try expectFsckClean(films.path)
-    }
-}

@@ -1,32 +1,65 @@
 // A writer process for the multi-process and crash tests.
 //
 //   forkstore-stress-writer STORE PREFIX COUNT [FORK]
-//
-// Adds PREFIX-0 ... PREFIX-(COUNT-1) to a Tally on FORK (default main), one commit each,
-// printing "done ITEM" after each commit returns, so the parent knows what was acknowledged.
+//     Adds PREFIX-0 ... PREFIX-(COUNT-1) to a Tally on FORK (default main), one commit each,
+//     printing "done ITEM" after each commit returns, so the parent knows what was acknowledged.
+//   forkstore-stress-writer import STORE PREFIX COUNT BATCH
+//     Imports records PREFIX-0 ... into a record collection with importRecords (batches of
+//     BATCH, segments of 16 batches per pack), printing "done N" after each segment returns.
+//   forkstore-stress-writer save STORE PREFIX COUNT
+//     Saves records PREFIX-0 ... one per commit, printing "done ITEM" after each.
 import ForkStore
 import ForkStoreTestSupport
 import Foundation
 
+struct Item: Resource, Identifiable, Equatable {
+    static let modelVersion = 1
+    var id: String
+    var text: String
+}
+
 let arguments = CommandLine.arguments
-guard arguments.count >= 4, let count = Int(arguments[3]) else {
-    FileHandle.standardError.write(Data("usage: forkstore-stress-writer STORE PREFIX COUNT [FORK]\n".utf8))
-    exit(64)
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("forkstore-stress-writer: \(message)\n".utf8))
+    exit(1)
+}
+func acknowledge(_ text: String) {
+    FileHandle.standardOutput.write(Data("done \(text)\n".utf8))
 }
 
 do {
-    let store = try Store<Tally>.open(at: arguments[1])
-    let fork = try Fork(arguments.count > 4 ? arguments[4] : "main")
-    for index in 0..<count {
-        let item = "\(arguments[2])-\(index)"
-        try store.update(fork, message: "Add \(item)") { tally in
-            var next = tally ?? Tally()
-            next.items.insert(item)
-            tally = next
+    switch arguments.count > 1 ? arguments[1] : "" {
+    case "import":
+        guard arguments.count == 6, let count = Int(arguments[4]), let batch = Int(arguments[5]) else { fail("usage") }
+        let store = try RecordStore<Item>.open(at: arguments[2])
+        var next = 0
+        try store.importRecords(batchSize: batch, progress: { acknowledge(String($0)) }) {
+            guard next < count else { return nil }
+            defer { next += 1 }
+            return Item(id: "\(arguments[3])-\(next)", text: String(repeating: "x", count: 200))
         }
-        FileHandle.standardOutput.write(Data("done \(item)\n".utf8))
+    case "save":
+        guard arguments.count == 5, let count = Int(arguments[4]) else { fail("usage") }
+        let store = try RecordStore<Item>.open(at: arguments[2])
+        for index in 0..<count {
+            let id = "\(arguments[3])-\(index)"
+            try store.save(Item(id: id, text: "one by one"))
+            acknowledge(id)
+        }
+    default:
+        guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("usage: see the comment at the top") }
+        let store = try Store<Tally>.open(at: arguments[1])
+        let fork = try Fork(arguments.count > 4 ? arguments[4] : "main")
+        for index in 0..<count {
+            let item = "\(arguments[2])-\(index)"
+            try store.update(fork, message: "Add \(item)") { tally in
+                var next = tally ?? Tally()
+                next.items.insert(item)
+                tally = next
+            }
+            acknowledge(item)
+        }
     }
 } catch {
-    FileHandle.standardError.write(Data("forkstore-stress-writer: \(error)\n".utf8))
-    exit(1)
+    fail("\(error)")
 }

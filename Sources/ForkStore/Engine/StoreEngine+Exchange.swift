@@ -61,8 +61,14 @@ extension StoreEngine {
                 }
                 throw error
             }
-            try git("moving the fetched objects into the store") { () throws(GitError) in
-                try repository.writePack(from: incoming.objectID, hiding: known, into: path + "/objects/pack")
+            // Under the writer lock: no other writer of ours may take its temporary files for
+            // a killed writer's.
+            _ = try write { _ in
+                try git("moving the fetched objects into the store") { () throws(GitError) in
+                    try repository.writePack(from: incoming.objectID, hiding: known, into: path + "/objects/pack")
+                }
+            }
+            try git("clearing the transfer repository") { () throws(GitError) in
                 try repository.removeReference(Self.quarantineReference)
                 repository.removeOwnObjects()
             }

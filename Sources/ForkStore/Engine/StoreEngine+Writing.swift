@@ -138,24 +138,48 @@ extension StoreEngine {
 
     /// How long a write waits for a git lock file held by someone else before failing.
     static var lockWaitLimit: TimeInterval { 5 }
-    /// A git lock file this old was left by a killed process: live writers hold one for
-    /// milliseconds.
-    static var staleLockAge: TimeInterval { 2 }
 
-    /// Handles a ref update that found git's lock file: removes it when it is stale (left by
-    /// a killed writer), otherwise waits a moment for its owner (a live `git` process, say).
+    /// Handles a ref update that found git's lock file. A lock file no process has open was left
+    /// by a killed writer (git keeps its lock files open until it renames them) and is removed;
+    /// one a live process holds (a `git` command, say) is waited for. Where the system cannot
+    /// say who holds a file open (no `/proc`), a lock file two seconds old counts as stale.
     private func clearOrWaitForLockFiles(of fork: Fork, gitDirectory: String) {
         for file in [fork.referenceName + ".lock", "packed-refs.lock"] {
             let path = gitDirectory + file
             guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
                 let modified = attributes[.modificationDate] as? Date
             else { continue }
-            if Date().timeIntervalSince(modified) >= Self.staleLockAge {
+            let age = Date().timeIntervalSince(modified)
+            let stale: Bool =
+                switch LockFileOwner.isOpenByAnyProcess(path) {
+                case true?: false
+                case false?: age >= 0.25  // past the moment between git's close and rename
+                case nil: age >= 2
+                }
+            if stale {
                 options.logger.notice("removing stale lock file \(path) left by a killed writer")
                 try? FileManager.default.removeItem(atPath: path)
                 return
             }
         }
         Thread.sleep(forTimeInterval: 0.05)
+    }
+}
+
+/// Who holds a file open, as far as the system tells.
+enum LockFileOwner {
+    /// Whether any process this user may inspect has `path` open; nil where the system does not
+    /// say (no `/proc`).
+    static func isOpenByAnyProcess(_ path: String) -> Bool? {
+        let fileManager = FileManager.default
+        guard let processes = try? fileManager.contentsOfDirectory(atPath: "/proc") else { return nil }
+        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
+        for process in processes where process.utf8.allSatisfy({ (48...57).contains($0) }) {
+            let folder = "/proc/\(process)/fd/"
+            for descriptor in (try? fileManager.contentsOfDirectory(atPath: folder)) ?? [] {
+                if (try? fileManager.destinationOfSymbolicLink(atPath: folder + descriptor)) == target { return true }
+            }
+        }
+        return false
     }
 }
