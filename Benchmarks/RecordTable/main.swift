@@ -3,10 +3,14 @@
 //   forkstore-record-benchmarks [--sizes 1000,10000,100000] [--repeats 30]
 //
 // For each N: open, one-record update committed, one-record read, a batch of 100 updates, a
-// 10-versus-10 merge, reading all records, peak memory and bytes on disk per record; and, in
-// the same process, the same one-record write made with raw libgit2 calls (blob, tree,
-// commit, reference) as the baseline. It also times a one-record edit through the forknotes
-// binary when that binary sits beside this one.
+// 10-versus-10 merge, count, reading all records, peak memory, bytes on disk per record and
+// files in the store; and, in the same process, the same one-record write made with raw
+// libgit2 calls (blob, tree, commit, reference) as the baseline, and the physical limit: the
+// same commit into memory, many of them written as one pack with the reference moved once. It
+// also times a one-record edit through the forknotes binary when that binary sits beside this
+// one. A second table imports N records (batches of 1,000) in a child process, beside
+// `git fast-import` of the same records tree (checked equal): time, peak memory, bytes and
+// files.
 import ForkStore
 import ForkStoreGit
 import Foundation
@@ -61,6 +65,18 @@ func peakMemoryMB() -> Double {
     return Double(usage.ru_maxrss) / 1024  // kilobytes on Linux
 }
 
+/// How many files a store holds.
+func files(_ path: String) -> Int {
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
+    var total = 0
+    while let file = enumerator.nextObject() as? String {
+        if (try? FileManager.default.attributesOfItem(atPath: path + "/" + file))?[.type] as? FileAttributeType == .typeRegular {
+            total += 1
+        }
+    }
+    return total
+}
+
 func bytesOnDisk(_ path: String) -> Int {
     guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
     var total = 0
@@ -85,6 +101,92 @@ func rawWrite(_ repository: Repository, _ item: Item, signature: Signature) thro
 }
 
 func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--import-child", let count = Int(CommandLine.arguments[3]) {
+    // The child half of the import table: import `count` records into the store at the path.
+    let store = try RecordStore<Item>.open(at: CommandLine.arguments[2])
+    var next = 0
+    try store.importRecords(batchSize: 1_000) {
+        guard next < count else { return nil }
+        defer { next += 1 }
+        return Item.make(next)
+    }
+    exit(0)
+}
+
+/// Runs a program to its end; returns its wall time in seconds and its peak memory in MB, read
+/// from `/proc/<pid>/status` while it runs (the resource usage `wait4` reports would count the
+/// memory of this process, from before the child's `exec`).
+func measure(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (seconds: Double, peakMB: Double) {
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, input ?? "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+    let argv = ([executable] + arguments).map { strdup($0) } + [nil]
+    defer { argv.forEach { free($0) } }
+    var child: pid_t = 0
+    let start = ContinuousClock.now
+    guard posix_spawn(&child, executable, &actions, nil, argv, environ) == 0 else { throw POSIXError(.ENOENT) }
+    var status: Int32 = 0
+    var peakKB = 0
+    while waitpid(child, &status, WNOHANG) == 0 {
+        let text = (try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)) ?? ""
+        if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
+        {
+            peakKB = max(peakKB, kilobytes)
+        }
+        usleep(2_000)
+    }
+    let elapsed = ContinuousClock.now - start
+    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, Double(peakKB) / 1024)
+}
+
+/// One row of the import table: this package's import against git fast-import of the same tree.
+func importRow(_ size: Int, root: String) throws -> [String] {
+    let ours = "\(root)/import\(size)", theirs = "\(root)/fast-import\(size)", stream = "\(root)/stream\(size)"
+    _ = try RecordStore<Item>.create(at: ours)
+    let mine = try measure(CommandLine.arguments[0], ["--import-child", ours, String(size)])
+    // The same commits and blobs as a fast-import stream.
+    var text = ""
+    for (batch, start) in stride(from: 0, to: size, by: 1_000).enumerated() {
+        text += "commit refs/heads/main\nmark :\(batch + 1)\ncommitter bench <bench@localhost> 1700000000 +0000\ndata 6\nimport\n"
+        if batch > 0 { text += "from :\(batch)\n" }
+        for index in start..<min(start + 1_000, size) {
+            let item = Item.make(index)
+            let envelope = #"{"id":"\#(item.id)","modelVersion":1,"record":\#(String(decoding: try JSONEncoder().encode(item), as: UTF8.self))}"#
+            let bytes = String(decoding: try CanonicalJSON.canonicalize(Array(envelope.utf8)), as: UTF8.self)
+            text += "M 100644 inline \(RecordPath(id: item.id))\ndata \(bytes.utf8.count)\n\(bytes)\n"
+        }
+        text += "\n"
+    }
+    try text.write(toFile: stream, atomically: true, encoding: .utf8)
+    let initialized = Process()
+    initialized.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+    initialized.arguments = ["init", "-q", "--bare", theirs]
+    try initialized.run()
+    initialized.waitUntilExit()
+    let git = try measure("/usr/bin/git", ["--git-dir", theirs, "fast-import", "--quiet"], input: stream)
+    func tree(_ repository: String) -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/git")
+        process.arguments = ["--git-dir", repository, "rev-parse", "main:records"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try? process.run()
+        process.waitUntilExit()
+        return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    }
+    let same = tree(ours) == tree(theirs) && !tree(ours).isEmpty
+    let (oursBytes, theirBytes) = (bytesOnDisk(ours), bytesOnDisk(theirs))
+    return [
+        String(size), format(mine.seconds), format(git.seconds), format(mine.seconds / git.seconds) + "x",
+        format(mine.peakMB), format(git.peakMB), format(Double(oursBytes) / 1e6), format(Double(theirBytes) / 1e6),
+        format(Double(oursBytes) / Double(theirBytes)) + "x", String(files(ours)), String(files(theirs)), same ? "yes" : "NO",
+    ]
+}
 
 let (sizes, repeats) = arguments()
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("forkstore-bench-\(UUID().uuidString.prefix(6))").path
@@ -120,6 +222,7 @@ for size in sizes {
         mergeSamples.append(try median(1) { _ in try store.mergeIntoMain(from: fork) })
     }
     let merge = mergeSamples.sorted()[2]
+    let counting = try median(repeats) { _ in _ = try store.count() }
     let beforeReadAll = peakMemoryMB()
     var count = 0
     // Listing streams: each record is decoded, used and released, as an app would.
@@ -146,6 +249,24 @@ for size in sizes {
     }
     try raw.packLooseObjects()
     let baseline = try median(repeats) { run in try rawWrite(raw, Item.make(run * 7 % size, revision: run + 1), signature: signature) }
+    // The physical limit: commits into memory, written as one pack, the reference moved once.
+    let inMemory = try median(3) { round in
+        let head = try raw.resolveReference("refs/heads/main")!
+        let last = try raw.withObjectsInOnePack { batch -> (ObjectID, commits: [ObjectID]) in
+            var parent = head
+            var commits: [ObjectID] = []
+            for run in 0..<repeats {
+                let item = Item.make((run * 7 + round) % size, revision: 10_000 + run)
+                let blob = try batch.writeBlob(Array(try JSONEncoder().encode(item)))
+                let tree = try batch.updatedTree(
+                    from: try batch.readCommit(parent).tree, applying: [.upsert(path: RecordPath(id: item.id).description, blob: blob)])
+                parent = try batch.createCommit(tree: tree, parents: [parent], message: "mempack\n", signature: signature)
+                commits.append(parent)
+            }
+            return (parent, commits)
+        }
+        try raw.updateReference("refs/heads/main", to: last, expecting: head, logMessage: "mempack")
+    } / Double(repeats)
 
     var forknotesEdit = Double.nan
     if FileManager.default.isExecutableFile(atPath: forknotes) {
@@ -173,20 +294,29 @@ for size in sizes {
     rows.append([
         String(size), format(open), format(commit), format(baseline), format(commit / baseline) + "x",
         format(commit / (commitAtFirstSize ?? commit)) + "x", format(read), format(batch), format(merge),
-        format(merge / commit) + "x", format(readAll), String(count), format(storePeak),
-        String(bytesOnDisk(path) / size), format(forknotesEdit), format(forknotesEdit / (forknotesEditAtFirstSize ?? forknotesEdit)) + "x",
+        format(merge / commit) + "x", format(counting), format(readAll), String(count), format(storePeak),
+        String(bytesOnDisk(path) / size), String(files(path)), format(inMemory), format(forknotesEdit),
+        format(forknotesEdit / (forknotesEditAtFirstSize ?? forknotesEdit)) + "x",
     ])
 }
 
-let header = [
-    "N", "open ms", "commit ms", "raw ms", "vs raw", "vs first N", "read ms", "batch100 ms", "merge10v10 ms",
-    "merge/commit", "read all ms", "records", "peak MB", "bytes/record", "forknotes edit ms", "edit vs first N",
-]
-let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
-func line(_ cells: [String]) -> String {
-    "| " + zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |"
+func printTable(_ header: [String], _ rows: [[String]]) {
+    let widths = header.indices.map { column in ([header[column]] + rows.map { $0[column] }).map(\.count).max() ?? 0 }
+    func line(_ cells: [String]) -> String {
+        "| " + zip(cells, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: " | ") + " |"
+    }
+    print(line(header))
+    print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
+    for row in rows { print(line(row)) }
 }
-print(line(header))
-print("|" + widths.map { String(repeating: "-", count: $0 + 2) }.joined(separator: "|") + "|")
-for row in rows { print(line(row)) }
-print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N)")
+
+printTable([
+    "N", "open ms", "commit ms", "raw ms", "vs raw", "vs first N", "read ms", "batch100 ms", "merge10v10 ms",
+    "merge/commit", "count ms", "read all ms", "records", "peak MB", "bytes/record", "files", "in-memory commit ms",
+    "forknotes edit ms", "edit vs first N",
+], rows)
+print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N); in-memory commit: the physical limit, \(repeats) commits into memory written as one pack with the reference moved once, per commit")
+print()
+printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
+           try sizes.map { try importRow($0, root: root) })
+print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 16 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")

@@ -2,11 +2,11 @@ internal import CLibGit2
 
 extension Repository {
     /// Runs `body` with a second handle on this repository whose new objects are kept in memory,
-    /// then writes them all as one pack with its index (durable before this returns), so a
-    /// commit of thousands of objects costs two files instead of thousands. Nothing `body`
-    /// writes is visible to other handles until it returns; a crash before then leaves nothing
-    /// behind. Move a reference to what `body` wrote only after this returns.
-    package func withObjectsInOnePack<Result>(_ body: (Repository) throws -> Result) throws -> Result {
+    /// then writes what the commits `body` returns (oldest first) add as one pack with its
+    /// index, before this returns: a commit of thousands of objects costs two files instead of
+    /// thousands. Nothing `body` writes is visible to other handles until then; a crash before
+    /// leaves nothing behind. Move a reference to the commits only after this returns.
+    package func withObjectsInOnePack<Result>(_ body: (Repository) throws -> (Result, commits: [ObjectID])) throws -> Result {
         let batch = try Repository.openBare(at: gitDirectory)
         var backend: UnsafeMutablePointer<git_odb_backend>?
         try check("git_mempack_new") { git_mempack_new(&backend) }
@@ -20,27 +20,53 @@ extension Repository {
             throw error
         }
         // The odb owns the backend now, and frees it with the batch handle.
-        let result = try body(batch)
-        var pack = git_buf()
-        defer { git_buf_dispose(&pack) }
-        try check("git_mempack_dump") { git_mempack_dump(&pack, batch.pointer, backend) }
-        try index(pack: UnsafeRawBufferPointer(start: pack.ptr, count: pack.size))
-        try check("git_mempack_reset") { git_mempack_reset(backend) }
+        let (result, commits) = try body(batch)
+        try writePack(objects: try batch.objectsAdded(by: commits), from: batch)
         try refreshObjects()
         return result
     }
 
-    /// Writes a complete pack's bytes into `objects/pack` with its index.
-    private func index(pack bytes: UnsafeRawBufferPointer) throws(GitError) {
-        // An empty pack is a 12-byte header and a 20-byte checksum: nothing to write.
-        guard bytes.count > 32 else { return }
-        var options = git_indexer_options()
-        try check("git_indexer_options_init") { git_indexer_options_init(&options, UInt32(GIT_INDEXER_OPTIONS_VERSION)) }
-        var indexer: OpaquePointer?
-        try check("git_indexer_new") { git_indexer_new(&indexer, gitDirectory + "objects/pack", 0, odb, &options) }
-        defer { git_indexer_free(indexer) }
-        var stats = git_indexer_progress()
-        try check("git_indexer_append") { git_indexer_append(indexer, bytes.baseAddress, bytes.count, &stats) }
-        try check("git_indexer_commit") { git_indexer_commit(indexer, &stats) }
+    /// The objects that `commits` (each on top of its first parent) add: the commits, and the
+    /// trees and blobs along the paths where each commit's tree differs from its parent's.
+    /// The cost follows the size of the changes, not of the trees.
+    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [ObjectID] {
+        var objects: [ObjectID] = []
+        var seen = Set<ObjectID>()
+        func add(tree: ObjectID, comparedWith old: ObjectID?) throws(GitError) {
+            guard tree != old, seen.insert(tree).inserted else { return }
+            objects.append(tree)
+            let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
+            var previous: [String: TreeEntry] = [:]
+            for entry in before { previous[entry.name] = entry }
+            for entry in try treeEntries(tree) {
+                let earlier = previous[entry.name]
+                guard entry.id != earlier?.id else { continue }
+                switch entry.kind {
+                case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil)
+                case .blob: if seen.insert(entry.id).inserted { objects.append(entry.id) }
+                case .other: continue
+                }
+            }
+        }
+        for commit in commits {
+            let object = try readCommit(commit)
+            objects.append(commit)
+            try add(tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree })
+        }
+        return objects
+    }
+
+    /// Writes `objects` (readable through `source`, by default this repository) as one new pack
+    /// with its index in this repository's `objects/pack`.
+    package func writePack(objects: [ObjectID], from source: Repository? = nil) throws(GitError) {
+        guard !objects.isEmpty else { return }
+        var builder: OpaquePointer?
+        try check("git_packbuilder_new") { git_packbuilder_new(&builder, (source ?? self).pointer) }
+        defer { git_packbuilder_free(builder) }
+        for object in objects {
+            var oid = object.raw
+            try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, nil) }
+        }
+        try check("git_packbuilder_write") { git_packbuilder_write(builder, gitDirectory + "objects/pack", 0, nil, nil) }
     }
 }

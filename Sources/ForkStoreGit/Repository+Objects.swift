@@ -203,14 +203,42 @@ extension Repository {
     /// are skipped without being read, so the cost follows the size of the change.
     package func differences(from old: ObjectID?, to new: ObjectID?, prefix: String = "") throws(GitError) -> [TreeDifference] {
         guard old != new else { return [] }
-        let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
-        let after = try new.map { (id) throws(GitError) in try treeEntries(id) } ?? []
-        var byName: [String: (old: TreeEntry?, new: TreeEntry?)] = [:]
-        for entry in before { byName[entry.name, default: (nil, nil)].old = entry }
-        for entry in after { byName[entry.name, default: (nil, nil)].new = entry }
+        let before = try old.flatMap { (id) throws(GitError) in try lookupTree(id) }
+        defer { git_tree_free(before) }
+        let after = try new.flatMap { (id) throws(GitError) in try lookupTree(id) }
+        defer { git_tree_free(after) }
+        let oldCount = before.map { git_tree_entrycount($0) } ?? 0, newCount = after.map { git_tree_entrycount($0) } ?? 0
         var found: [TreeDifference] = []
-        for name in byName.keys.sorted() {
-            guard let pair = byName[name], pair.old?.id != pair.new?.id || pair.old?.kind != pair.new?.kind else { continue }
+        // Both trees are sorted by name: walk them side by side, comparing names and ids in C,
+        // and make Swift values only for the entries that differ.
+        var i = 0, j = 0
+        while i < oldCount || j < newCount {
+            let left = i < oldCount ? git_tree_entry_byindex(before, i) : nil
+            let right = j < newCount ? git_tree_entry_byindex(after, j) : nil
+            let order: Int32 =
+                switch (left, right) {
+                case (let left?, let right?): strcmp(git_tree_entry_name(left), git_tree_entry_name(right))
+                case (_?, nil): -1
+                default: 1
+                }
+            let pair: (old: TreeEntry?, new: TreeEntry?)
+            if order == 0, let left, let right {
+                i += 1
+                j += 1
+                if git_oid_equal(git_tree_entry_id(left), git_tree_entry_id(right)) != 0,
+                    git_tree_entry_type(left) == git_tree_entry_type(right)
+                { continue }
+                pair = (Self.treeEntry(left), Self.treeEntry(right))
+            } else if order < 0, let left {
+                i += 1
+                pair = (Self.treeEntry(left), nil)
+            } else if let right {
+                j += 1
+                pair = (nil, Self.treeEntry(right))
+            } else {
+                break
+            }
+            let name = pair.old?.name ?? pair.new?.name ?? ""
             let path = prefix.isEmpty ? name : prefix + "/" + name
             let oldTree = pair.old?.kind == .tree ? pair.old?.id : nil
             let newTree = pair.new?.kind == .tree ? pair.new?.id : nil
@@ -224,5 +252,13 @@ extension Repository {
             }
         }
         return found
+    }
+
+    /// A tree object, to free with `git_tree_free`.
+    private func lookupTree(_ id: ObjectID) throws(GitError) -> OpaquePointer? {
+        var oid = id.raw
+        var tree: OpaquePointer?
+        try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &oid) }
+        return tree
     }
 }

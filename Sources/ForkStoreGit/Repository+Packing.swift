@@ -63,31 +63,6 @@ extension Repository {
 }
 
 extension Repository {
-    /// Writes the objects that commits reachable from `head`, but from none of `hidden`, add
-    /// (the commits, and the trees and blobs the hidden commits lack) into one new pack with its
-    /// index in `directory`, which may be another repository's `objects/pack`. Returns how many
-    /// objects it wrote; nothing is written when there are none.
-    @discardableResult
-    package func writePack(from head: ObjectID, hiding hidden: [ObjectID], into directory: String) throws(GitError) -> Int {
-        var walker: OpaquePointer?
-        try check("git_revwalk_new") { git_revwalk_new(&walker, pointer) }
-        defer { git_revwalk_free(walker) }
-        var start = head.raw
-        try check("git_revwalk_push") { git_revwalk_push(walker, &start) }
-        for id in hidden {
-            var stop = id.raw
-            try check("git_revwalk_hide") { git_revwalk_hide(walker, &stop) }
-        }
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new") { git_packbuilder_new(&builder, pointer) }
-        defer { git_packbuilder_free(builder) }
-        try check("git_packbuilder_insert_walk") { git_packbuilder_insert_walk(builder, walker) }
-        let count = git_packbuilder_object_count(builder)
-        guard count > 0 else { return 0 }
-        try check("git_packbuilder_write") { git_packbuilder_write(builder, directory, 0, nil, nil) }
-        return count
-    }
-
     /// Removes every object this repository holds itself (packs and loose files), keeping those
     /// it reads through its alternates.
     package func removeOwnObjects() {

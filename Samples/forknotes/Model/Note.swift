@@ -12,9 +12,8 @@ import Foundation
 /// Merging: `title`, `completedAt` and `due` by last-writer-wins (per property), `body` as text
 /// (both sides' edits kept when they touch different words), `tags` as an add-wins set.
 struct Note: Resource, PropertyMergeable, Hashable, Identifiable {
-    static var modelVersion: Int {
-        ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] == "1" ? 1 : 2
-    }
+    /// Read from the environment once per process (building the environment is not free).
+    static let modelVersion = ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] == "1" ? 1 : 2
 
     static let migrationPlan = MigrationPlan([
         // `done` became `completedAt`: a done note is taken as completed when its commit was made.

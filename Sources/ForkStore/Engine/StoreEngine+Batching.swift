@@ -24,9 +24,10 @@ extension StoreEngine {
         let outcome = try advance(fork, kind: .committed, largeWrite: true) { session, head in
             try session.checkStamps(of: head)
             made = 0
-            let last = try session.repository.withObjectsInOnePack { repository -> Commit in
+            let last = try session.repository.withObjectsInOnePack { repository -> (Commit, commits: [ObjectID]) in
                 let batch = StoreSession(repository: repository, model: model, signature: session.signature)
                 var parent = head
+                var written: [ObjectID] = []
                 for index in 0..<count {
                     let tree = try makeTree(batch, index, parent)
                     guard tree != parent.tree else { continue }
@@ -37,9 +38,10 @@ extension StoreEngine {
                             sign: commitSigner)
                     }
                     parent = try batch.commit(id)
+                    written.append(id)
                     made += 1
                 }
-                return parent
+                return (parent, written)
             }
             return last.id == head.id ? .nothing : .move(to: last.id.objectID, as: .committed)
         }

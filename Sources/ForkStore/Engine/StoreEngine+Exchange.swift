@@ -63,9 +63,11 @@ extension StoreEngine {
             }
             // Under the writer lock: no other writer of ours may take its temporary files for
             // a killed writer's.
-            _ = try write { _ in
+            _ = try write { session in
                 try git("moving the fetched objects into the store") { () throws(GitError) in
-                    try repository.writePack(from: incoming.objectID, hiding: known, into: path + "/objects/pack")
+                    let arriving = try repository.walk(from: incoming.objectID, hiding: known).reversed()
+                    try session.repository.writePack(objects: repository.objectsAdded(by: Array(arriving)), from: repository)
+                    try session.repository.refreshObjects()
                 }
             }
             try git("clearing the transfer repository") { () throws(GitError) in

@@ -99,7 +99,7 @@ extension StoreEngine {
     /// short processes (a CLI command each) stay packed too: on a process's first write, every
     /// 16th write after it, and after any write of many objects, pack the loose objects once
     /// there are ``StoreOptions/packThreshold`` of them, and roll small packs into one once
-    /// there are more than eight (geometrically, like `git repack --geometric=2`). The first
+    /// there are more than sixteen (geometrically, like `git repack --geometric=2`). The first
     /// check also removes temporary files a killed writer left. Runs under the writer lock; a
     /// failure is logged, never thrown, because the write itself has landed.
     func maintainObjects(_ repository: Repository, afterLargeWrite: Bool = false) {
@@ -107,7 +107,7 @@ extension StoreEngine {
             defer { count += 1 }
             return count
         }
-        guard writes % 16 == 0 || afterLargeWrite else { return }
+        guard writes % 32 == 0 || afterLargeWrite else { return }
         if writes == 0 { repository.removeLeftoverTemporaryFiles() }
         do throws(GitError) {
             if repository.looseObjectCount() >= options.packThreshold {
@@ -115,7 +115,7 @@ extension StoreEngine {
                 options.logger.debug("packed \(packed) loose objects")
             }
             let packs = repository.packs()
-            if packs.count > 8 {
+            if packs.count > 16 {
                 let rolled = try repository.rollUp(Repository.packsToRollUp(packs))
                 options.logger.debug("rolled \(rolled) objects into one pack")
             }

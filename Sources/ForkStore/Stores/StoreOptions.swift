@@ -23,7 +23,7 @@ public struct StoreOptions: Sendable {
     public var maximumRecordSize: Int = 1_000_000
 
     /// When the object database holds this many loose objects (one file each), a write packs
-    /// them into one pack file. Checked on each process's first write and every 16th after it,
+    /// them into one pack file. Checked on each process's first write and every 32nd after it,
     /// so stores written by many short processes stay packed. Set to `Int.max` to pack only when
     /// `pack()` is called.
     public var packThreshold: Int = 128
