@@ -34,3 +34,32 @@ struct ForkNotesImportTests {
         #expect(try cli.ok("edit", "--store", cli.store, "../../x", "--title", "still addressable").isEmpty)
     }
 }
+
+@Suite("forknotes keeps a store packed")
+struct ForkNotesPackingTests {
+    /// Every CLI command is a process of its own that writes once: the packing policy must
+    /// not depend on one process living long.
+    @Test func aThousandSeparateAddsLeaveAPackedStore() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let adds = 1_000
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for lane in 0..<2 {
+                group.addTask {
+                    for index in stride(from: lane, to: adds, by: 2) {
+                        let result = try cli("add", "--store", cli.store, "--title", "note \(index)")
+                        #expect(result.status == 0, "\(result.stderr)")
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        #expect(try cli.notes().count == adds)
+        let objects = cli.store + "/objects"
+        let files = (FileManager.default.enumerator(atPath: objects)?.allObjects as? [String] ?? []).filter {
+            (try? FileManager.default.attributesOfItem(atPath: objects + "/" + $0))?[.type] as? FileAttributeType == .typeRegular
+        }
+        #expect(files.count < 200, "\(files.count) files in objects/")
+        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+    }
+}
