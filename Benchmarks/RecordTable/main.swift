@@ -104,7 +104,8 @@ func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%
 
 if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--import-child", let count = Int(CommandLine.arguments[3]) {
     // The child half of the import table: import `count` records into the store at the path.
-    let store = try RecordStore<Item>.open(at: CommandLine.arguments[2])
+    let path = CommandLine.arguments[2]
+    let store = try FileManager.default.fileExists(atPath: path) ? RecordStore<Item>.open(at: path) : RecordStore<Item>.create(at: path)
     var next = 0
     try store.importRecords(batchSize: 1_000) {
         guard next < count else { return nil }

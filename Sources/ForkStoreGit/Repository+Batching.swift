@@ -29,43 +29,48 @@ extension Repository {
     /// The objects that `commits` (each on top of its first parent) add: the commits, and the
     /// trees and blobs along the paths where each commit's tree differs from its parent's.
     /// The cost follows the size of the changes, not of the trees.
-    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [ObjectID] {
-        var objects: [ObjectID] = []
+    /// Each comes with its path, which the packer uses to find good delta bases (versions of
+    /// the same path).
+    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [(id: ObjectID, path: String)] {
+        var objects: [(id: ObjectID, path: String)] = []
         var seen = Set<ObjectID>()
-        func add(tree: ObjectID, comparedWith old: ObjectID?) throws(GitError) {
+        func add(tree: ObjectID, comparedWith old: ObjectID?, path: String) throws(GitError) {
             guard tree != old, seen.insert(tree).inserted else { return }
-            objects.append(tree)
+            objects.append((tree, path))
             let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
             var previous: [String: TreeEntry] = [:]
             for entry in before { previous[entry.name] = entry }
             for entry in try treeEntries(tree) {
                 let earlier = previous[entry.name]
                 guard entry.id != earlier?.id else { continue }
+                let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
                 switch entry.kind {
-                case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil)
-                case .blob: if seen.insert(entry.id).inserted { objects.append(entry.id) }
+                case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil, path: entryPath)
+                case .blob: if seen.insert(entry.id).inserted { objects.append((entry.id, entryPath)) }
                 case .other: continue
                 }
             }
         }
         for commit in commits {
             let object = try readCommit(commit)
-            objects.append(commit)
-            try add(tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree })
+            objects.append((commit, ""))
+            try add(
+                tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree },
+                path: "")
         }
         return objects
     }
 
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack
     /// with its index in this repository's `objects/pack`.
-    package func writePack(objects: [ObjectID], from source: Repository? = nil) throws(GitError) {
+    package func writePack(objects: [(id: ObjectID, path: String)], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
         var builder: OpaquePointer?
         try check("git_packbuilder_new") { git_packbuilder_new(&builder, (source ?? self).pointer) }
         defer { git_packbuilder_free(builder) }
         for object in objects {
-            var oid = object.raw
-            try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, nil) }
+            var oid = object.id.raw
+            try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, object.path.isEmpty ? nil : object.path) }
         }
         try check("git_packbuilder_write") { git_packbuilder_write(builder, gitDirectory + "objects/pack", 0, nil, nil) }
     }
