@@ -26,7 +26,10 @@ let package = Package(
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
         // Every libgit2 call, checked in one place; `package` API only.
-        .target(name: "ForkStoreGit", dependencies: ["CLibGit2"]),
+        .target(
+            name: "ForkStoreGit",
+            dependencies: ["CLibGit2", .product(name: "Crypto", package: "swift-crypto")]
+        ),
         // The public library: stores, forks, commits, merging, history.
         .target(
             name: "ForkStore",

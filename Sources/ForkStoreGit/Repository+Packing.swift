@@ -84,67 +84,7 @@ extension Repository {
     }
 }
 
-/// One pack file of the object database.
-package struct PackFile: Sendable, Equatable {
-    /// The path without extension: `…/objects/pack/pack-<hash>`.
-    package var base: String
-    /// How many objects it holds (from its index).
-    package var objectCount: Int
-    /// Whether a `.keep` file protects it from repacking.
-    package var isKept: Bool
-}
-
 extension Repository {
-    /// The packs in `objects/pack` that have an index, smallest first.
-    package func packs() -> [PackFile] {
-        let folder = gitDirectory + "objects/pack/"
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
-        let set = Set(names)
-        return names.filter { $0.hasPrefix("pack-") && $0.hasSuffix(".idx") }.compactMap { name in
-            let base = folder + String(name.dropLast(4))
-            guard set.contains(String(name.dropLast(4)) + ".pack"), let count = Self.objectCount(ofIndex: base + ".idx") else { return nil }
-            return PackFile(base: base, objectCount: count, isKept: set.contains(String(name.dropLast(4)) + ".keep"))
-        }.sorted { $0.objectCount < $1.objectCount }
-    }
-
-    /// The packs to roll into one so that, smallest first, each remaining pack holds at least
-    /// twice as many objects as all smaller ones together (`git repack --geometric=2`): small
-    /// packs (every fetch and push adds one) merge often and cheaply, large ones rarely.
-    package static func packsToRollUp(_ packs: [PackFile]) -> [PackFile] {
-        let candidates = packs.filter { !$0.isKept }
-        var total = 0, split = 0
-        for (index, pack) in candidates.enumerated() {
-            if index > 0, pack.objectCount < 2 * total { split = index + 1 }
-            total += pack.objectCount
-        }
-        return split >= 2 ? Array(candidates.prefix(split)) : []
-    }
-
-    /// Writes the objects of `packs` into one new pack and removes them. Readers keep working:
-    /// every object is in the new pack before an old one goes. Returns how many objects it
-    /// packed.
-    @discardableResult
-    package func rollUp(_ packs: [PackFile]) throws(GitError) -> Int {
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new") { git_packbuilder_new(&builder, pointer) }
-        defer { git_packbuilder_free(builder) }
-        var count = 0
-        for pack in packs {
-            for id in Self.objectIDs(ofIndex: pack.base + ".idx") {
-                var oid = id.raw
-                try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, nil) }
-                count += 1
-            }
-        }
-        try check("git_packbuilder_write") { git_packbuilder_write(builder, nil, 0, nil, nil) }
-        try check("git_odb_refresh") { git_odb_refresh(odb) }
-        for pack in packs {
-            for suffix in [".idx", ".pack", ".rev"] { try? FileManager.default.removeItem(atPath: pack.base + suffix) }
-        }
-        try check("git_odb_refresh") { git_odb_refresh(odb) }
-        return count
-    }
-
     /// Removes what a killed writer left in the object database: libgit2's temporary pack and
     /// object files. Call it only holding the store's writer lock, so no live writer of ours
     /// owns them; files of other programs (git's own `tmp_*`) are left unless an hour old.
@@ -166,32 +106,6 @@ extension Repository {
                 }
                 try? fileManager.removeItem(atPath: folder + name)
             }
-        }
-    }
-
-    /// The object count of a version-2 pack index: the last entry of its fan-out table.
-    private static func objectCount(ofIndex path: String) -> Int? {
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 8 + 256 * 4), header.count == 8 + 256 * 4,
-            Array(header.prefix(8)) == [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
-        else { return nil }
-        return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
-    }
-
-    /// The object ids a version-2 pack index lists.
-    private static func objectIDs(ofIndex path: String) -> [ObjectID] {
-        guard let count = objectCount(ofIndex: path), let data = FileManager.default.contents(atPath: path),
-            data.count >= 8 + 256 * 4 + count * 20
-        else { return [] }
-        let start = 8 + 256 * 4
-        return (0..<count).compactMap { index in
-            var oid = git_oid()
-            let offset = start + index * 20
-            withUnsafeMutableBytes(of: &oid.id) { target in
-                data.copyBytes(to: target.bindMemory(to: UInt8.self), from: offset..<offset + 20)
-            }
-            return ObjectID(oid)
         }
     }
 }

@@ -12,8 +12,9 @@ struct StressItem: Resource, Identifiable, Equatable {
 }
 
 /// Runs the stress writer with `arguments`, kills it with SIGKILL once it has acknowledged
-/// `acknowledgements` writes (or when it ends), and returns what it acknowledged.
-func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?) throws -> [String] {
+/// `acknowledgements` writes and `delay` seconds more (or when it ends), and returns what it
+/// acknowledged.
+func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?, delay: TimeInterval = 0) throws -> [String] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: productsFolder() + "/forkstore-stress-writer")
     process.arguments = arguments
@@ -27,7 +28,10 @@ func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?) th
         if chunk.isEmpty { break }
         buffer.append(chunk)
     }
-    if acknowledgements != nil { kill(process.processIdentifier, SIGKILL) }
+    if acknowledgements != nil {
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+    }
     buffer.append(output.fileHandleForReading.readDataToEndOfFile())
     process.waitUntilExit()
     // Only complete lines were acknowledged.
@@ -140,5 +144,68 @@ struct PackingTests {
         #expect(ids.count == 20_150 && ids.contains("bulk-19999") && ids.contains("single-149"))
         try expectFsckClean(store.path)
         #expect(objectFiles(store.path) < 200, "\(objectFiles(store.path)) files")
+    }
+
+    @Test func packsRollIntoOneKeepingTheirDeltasAndDroppingDuplicates() throws {
+        let folder = TemporaryFolder()
+        var options = StoreOptions()
+        options.packThreshold = 10_000
+        let store = try RecordStore<StressItem>.create(at: folder.child("store"), options: options)
+        func item(_ index: Int, _ round: Int) -> StressItem {
+            StressItem(id: "item-\(index)", text: String(repeating: "shared text \(index) ", count: 40) + "round \(round)")
+        }
+        // Batches large enough to become packs; then single saves, left loose.
+        for round in 0..<4 { try store.save((0..<40).map { item($0, round) }) }
+        for index in 0..<10 { try store.save(item(index, 4)) }
+        // git's own pack of everything, with offset deltas: the packed objects a second time,
+        // and the loose ones, some of them deltas against objects of the first kind.
+        #expect(try git("--git-dir", store.path, "repack", "-a", "-q").status == 0)
+        let folderOfPacks = store.path + "/objects/pack"
+        let before = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }
+        #expect(before.count >= 5)
+
+        _ = try store.pack()
+
+        let after = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks)
+        #expect(after.filter { $0.hasSuffix(".pack") }.count == 1, "\(after)")
+        #expect(after.filter { $0.hasSuffix(".idx") }.count == 1 && !after.contains { $0.hasSuffix(".rev") }, "\(after)")
+        try expectFsckClean(store.path)
+        let pack = try #require(after.first { $0.hasSuffix(".idx") })
+        let verified = try git("verify-pack", "-v", folderOfPacks + "/" + pack)
+        #expect(verified.status == 0 && verified.stdout.contains("chain length = 1"), "no deltas kept: \(verified.stdout.suffix(400))")
+        let unique = try git("--git-dir", store.path, "cat-file", "--batch-all-objects", "--batch-check").stdout
+            .split(separator: "\n").count
+        let counted = try git("--git-dir", store.path, "count-objects", "-v").stdout
+        #expect(counted.contains("in-pack: \(unique)\n"), "objects twice in the pack: \(unique) unique; \(counted)")
+        // The handle that had the old packs open reads on, and so does a new one.
+        for reader in [store, try RecordStore<StressItem>.open(at: store.path)] {
+            #expect(try reader.records().count == 40)
+            #expect(try reader.record("item-3")?.text.hasSuffix("round 4") == true)
+            #expect(try reader.record("item-30")?.text.hasSuffix("round 3") == true)
+        }
+    }
+
+    @Test func aRollUpKilledAtAnyMomentLosesNothing() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        for round in 0..<6 {
+            // Enough equal packs that the roll-up copies them all.
+            for batch in 0..<12 {
+                try store.save((0..<60).map { StressItem(id: "r\(round)-\(batch)-\($0)", text: String(repeating: "text \($0) ", count: 20)) })
+            }
+            let done = try runStressWriter(["pack", store.path], killAfter: 1, delay: Double(round) * 0.02)
+            #expect(done.first == "start")
+            let reopened = try RecordStore<StressItem>.open(at: store.path)
+            #expect(try reopened.count() == (round + 1) * 12 * 60)
+            #expect(try reopened.records().count == (round + 1) * 12 * 60, "round \(round)")
+            try expectFsckClean(store.path)
+            try reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
+            let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
+            #expect(!files.contains { $0.hasPrefix("pack_git2_") }, "temporary files left: \(files)")
+            try reopened.delete("after-\(round)")
+        }
+        _ = try store.pack()
+        #expect(try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack").filter { $0.hasSuffix(".pack") }.count == 1)
+        try expectFsckClean(store.path)
     }
 }

@@ -8,6 +8,9 @@
 //     BATCH, segments of 16 batches per pack), printing "done N" after each segment returns.
 //   forkstore-stress-writer save STORE PREFIX COUNT
 //     Saves records PREFIX-0 ... one per commit, printing "done ITEM" after each.
+//   forkstore-stress-writer pack STORE
+//     Prints "done start", packs the store (loose objects, then a roll-up of its packs, waiting
+//     for any other packer), and prints "done packed".
 import ForkStore
 import ForkStoreTestSupport
 import Foundation
@@ -46,6 +49,12 @@ do {
             try store.save(Item(id: id, text: "one by one"))
             acknowledge(id)
         }
+    case "pack":
+        guard arguments.count == 3 else { fail("usage") }
+        let store = try RecordStore<Item>.open(at: arguments[2])
+        acknowledge("start")
+        _ = try store.pack()
+        acknowledge("packed")
     default:
         guard arguments.count >= 4, let count = Int(arguments[3]) else { fail("usage: see the comment at the top") }
         let store = try Store<Tally>.open(at: arguments[1])

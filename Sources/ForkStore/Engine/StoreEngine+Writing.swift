@@ -97,11 +97,11 @@ extension StoreEngine {
 
     /// The packing policy, decided from the object database itself so that stores written by
     /// short processes (a CLI command each) stay packed too: on a process's first write, every
-    /// 16th write after it, and after any write of many objects, pack the loose objects once
-    /// there are ``StoreOptions/packThreshold`` of them, and roll small packs into one once
-    /// there are more than sixteen (geometrically, like `git repack --geometric=2`). The first
-    /// check also removes temporary files a killed writer left. Runs under the writer lock; a
-    /// failure is logged, never thrown, because the write itself has landed.
+    /// 32nd write after it, and after any write of many objects, pack the loose objects once
+    /// there are ``StoreOptions/packThreshold`` of them, and once there are more than sixteen
+    /// packs, have the write roll small ones into one when it is done (``rollUpPacks(waiting:)``).
+    /// The first check also removes temporary files a killed writer left. Runs under the writer
+    /// lock; a failure is logged, never thrown, because the write itself has landed.
     func maintainObjects(_ repository: Repository, afterLargeWrite: Bool = false) {
         let writes = writesSincePackCheck.withLock { count -> Int in
             defer { count += 1 }
@@ -114,26 +114,44 @@ extension StoreEngine {
                 let packed = try repository.packLooseObjects()
                 options.logger.debug("packed \(packed) loose objects")
             }
-            let packs = repository.packs()
-            if packs.count > 16 {
-                let rolled = try repository.rollUp(Repository.packsToRollUp(packs))
-                options.logger.debug("rolled \(rolled) objects into one pack")
-            }
         } catch {
             options.logger.notice("packing failed: \(error.message)")
         }
+        if repository.packs().count > 16 { rollUpDue.withLock { $0 = true } }
     }
 
-    /// Packs every loose object now, and rolls small packs into one. Returns how many loose
-    /// objects were packed.
-    func pack() throws -> Int {
-        try write { session in
-            try git("packing") { () throws(GitError) in
-                let packed = try session.repository.packLooseObjects()
-                try session.repository.rollUp(Repository.packsToRollUp(session.repository.packs()))
-                return packed
+    /// Rolls small packs into one (geometrically, like `git repack --geometric=2`) through a
+    /// repository handle of its own, outside the store's locks: writers and readers go on
+    /// meanwhile, since every object is in the new pack before an old pack goes. The packing
+    /// lock keeps two processes from doing the same work: unless `waiting`, a roll-up another
+    /// process has started is left to it; `everything` rolls every pack not marked kept into one.
+    /// A failure is logged, never thrown.
+    func rollUpPacks(waiting: Bool = false, everything: Bool = false) {
+        let work = {
+            do throws(GitError) {
+                let repository = try Repository.openBare(at: self.path)
+                let packs = repository.packs()
+                let rolled = try repository.rollUp(everything ? packs.filter { !$0.isKept } : Repository.packsToRollUp(packs))
+                if rolled > 0 { self.options.logger.debug("rolled \(rolled) objects into one pack") }
+            } catch {
+                self.options.logger.notice("rolling up packs failed: \(error.message)")
             }
         }
+        if waiting {
+            _ = try? packingLock.withLock(work)
+        } else {
+            _ = packingLock.ifFree(work)
+        }
+    }
+
+    /// Packs every loose object now, and rolls every pack into one. Returns how many loose
+    /// objects were packed.
+    func pack() throws -> Int {
+        let packed = try write { session in
+            try git("packing") { () throws(GitError) in try session.repository.packLooseObjects() }
+        }
+        rollUpPacks(waiting: true, everything: true)
+        return packed
     }
 
     /// How long a write waits for a git lock file held by someone else before failing.

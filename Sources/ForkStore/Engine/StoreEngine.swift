@@ -23,7 +23,11 @@ public final class StoreEngine: Sendable {
     /// The repository, used by one thread at a time.
     private let session: SerializedSession
     /// Serializes writers across processes.
-    private let writerLock: WriterLock
+    private let writerLock: FileLock
+    /// Held by the process rolling packs up, outside the writer lock.
+    let packingLock: FileLock
+    /// Set by the packing policy when small packs should be rolled up once the write is done.
+    let rollUpDue = Mutex(false)
     let changeHub = EventHub<StoreChange>()
     /// Writes since the packing policy last looked at the object database.
     let writesSincePackCheck = Mutex(0)
@@ -44,7 +48,8 @@ public final class StoreEngine: Sendable {
         self.temporaryFolder = temporaryFolder
         self.options = options
         self.layout = layout
-        self.writerLock = try WriterLock(gitDirectory: repository.gitDirectory)
+        self.writerLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
+        self.packingLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.packingFileName)
         self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
         let signature = Signature(name: options.authorName, email: options.authorEmail)
         self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: signature))
@@ -161,9 +166,11 @@ public final class StoreEngine: Sendable {
     /// Runs `body` with the session while also holding the cross-process writer lock, for
     /// anything that moves a reference.
     func write<Result>(_ body: (StoreSession) throws -> Result) throws -> Result {
-        try session.withSession { session in
+        let result = try session.withSession { session in
             try writerLock.withLock { try body(session) }
         }
+        if rollUpDue.withLock({ due in defer { due = false }; return due }) { rollUpPacks() }
+        return result
     }
 
     /// Publishes a change on the store's change stream.

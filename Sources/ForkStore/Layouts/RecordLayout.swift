@@ -17,7 +17,14 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     func read(
         _ blob: ObjectID, path: String, origin: DataOrigin, expecting id: String? = nil, session: StoreSession
     ) throws(StoreError) -> RecordEnvelope<Record> {
-        let bytes = try session.readBlob(blob, path: path)
+        try decode(session.readBlob(blob, path: path), path: path, origin: origin, expecting: id)
+    }
+
+    /// Decodes a record blob already read (see ``read(_:path:origin:expecting:session:)``);
+    /// needs no session, so listings decode in parallel.
+    func decode(
+        _ bytes: [UInt8], path: String, origin: DataOrigin, expecting id: String? = nil
+    ) throws(StoreError) -> RecordEnvelope<Record> {
         let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: path)
         let stamped: Int? =
             if case .number(let literal)? = document["modelVersion"] { Int(literal) } else { origin.modelVersion }
@@ -36,19 +43,20 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return envelope
     }
 
-    /// A record as a listing meets it: read, and checked to hold the id its path is made from.
-    func listed(_ entry: (path: String, id: ObjectID), origin: DataOrigin, session: StoreSession) -> Result<Record, RecordProblem> {
+    /// A record as a listing meets it: its blob read (or the failure to read it), decoded, and
+    /// checked to hold the id its path is made from.
+    func listed(_ blob: Result<[UInt8], StoreError>, path: String, origin: DataOrigin) -> Result<Record, RecordProblem> {
         let envelope: RecordEnvelope<Record>
         do {
-            envelope = try read(entry.id, path: entry.path, origin: origin, session: session)
+            envelope = try decode(blob.get(), path: path, origin: origin)
         } catch {
-            return .failure(RecordProblem(path: entry.path, claimedID: nil, error: error))
+            return .failure(RecordProblem(path: path, claimedID: nil, error: error))
         }
-        guard RecordPath(id: envelope.id).description == entry.path else {
+        guard RecordPath(id: envelope.id).description == path else {
             let error = StoreError.undecodableValue(
-                commit: origin.commit.id, path: entry.path,
+                commit: origin.commit.id, path: path,
                 reason: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id))")
-            return .failure(RecordProblem(path: entry.path, claimedID: envelope.id, error: error))
+            return .failure(RecordProblem(path: path, claimedID: envelope.id, error: error))
         }
         return .success(envelope.record)
     }

@@ -1,4 +1,6 @@
 import ForkStoreGit
+import Foundation
+import Synchronization
 
 extension RecordStore {
     /// The record with this id on a fork, or nil. Reads and decodes that record only.
@@ -59,9 +61,13 @@ extension RecordStore {
         let origin = DataOrigin(head)
         var start = 0
         while start < entries.count {
-            let batch = entries[start..<min(start + 512, entries.count)]
-            let results = try engine.read { session in
-                batch.map { entry in layout.listed(entry, origin: origin, session: session) }
+            let batch = Array(entries[start..<min(start + 512, entries.count)])
+            let blobs = try engine.read { session in
+                batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+            }
+            // Decoding, most of a listing's work, runs on every core, outside the store's lock.
+            let results = Self.inParallel(blobs.count) { index in
+                layout.listed(blobs[index], path: batch[index].path, origin: origin)
             }
             for result in results {
                 switch result {
@@ -71,6 +77,18 @@ extension RecordStore {
             }
             start += batch.count
         }
+    }
+
+    /// `transform` of 0..<count, computed in slices on all cores; in order.
+    private static func inParallel<Element: Sendable>(_ count: Int, _ transform: @Sendable (Int) -> Element) -> [Element] {
+        let slices = min(count, ProcessInfo.processInfo.activeProcessorCount * 2)
+        guard slices > 1 else { return (0..<count).map(transform) }
+        let parts = Mutex([[Element]](repeating: [], count: slices))
+        DispatchQueue.concurrentPerform(iterations: slices) { slice in
+            let part = (count * slice / slices..<count * (slice + 1) / slices).map(transform)
+            parts.withLock { $0[slice] = part }
+        }
+        return parts.withLock { $0.flatMap { $0 } }
     }
 
     /// Every readable record of a fork, and every file that cannot be read as one.

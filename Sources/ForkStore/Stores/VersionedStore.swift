@@ -85,8 +85,10 @@ extension VersionedStore {
     /// the `ForkStoreMigrationTesting` kit wraps it for test suites.
     public func replayHistory() throws -> ReplayReport { try engine.replayHistory() }
 
-    /// Packs every loose object now and rolls small packs into one (writes also do this on their
-    /// own, see ``StoreOptions/packThreshold``). Returns how many loose objects were packed.
+    /// Packs every loose object now and rolls all packs into one, as `git gc` would, without
+    /// holding up writers while it copies. Writes keep the store packed on their own (see
+    /// ``StoreOptions/packThreshold``); call this before archiving or copying a store. Returns
+    /// how many loose objects were packed.
     @discardableResult
     public func pack() throws -> Int { try engine.pack() }
 
