@@ -320,4 +320,4 @@ print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read
 print()
 printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
            try sizes.map { try importRow($0, root: root) })
-print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 16 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")
+print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 8 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")

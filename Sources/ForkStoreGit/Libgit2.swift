@@ -12,8 +12,9 @@ package enum Libgit2 {
             forkstore_git_set_cache_object_limit(GIT_OBJECT_COMMIT, 1 << 16)
         }
         // libgit2's cache is process-wide and may grow to 256 MB by default; a large record
-        // store touches tens of thousands of small trees, so keep it to 64 MB.
-        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE)") { forkstore_git_set_cache_max_size(64 << 20) }
+        // store touches tens of thousands of small trees (an import of 100,000 records filled
+        // 64 MB with trees it never read again), so keep it to 32 MB.
+        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE)") { forkstore_git_set_cache_max_size(32 << 20) }
     }
 
     /// Initializes libgit2 if that has not happened yet. Cheap after the first call.

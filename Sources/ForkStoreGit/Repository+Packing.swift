@@ -85,9 +85,11 @@ extension Repository {
 }
 
 extension Repository {
-    /// Removes what a killed writer left in the object database: libgit2's temporary pack and
-    /// object files. Call it only holding the store's writer lock, so no live writer of ours
-    /// owns them; files of other programs (git's own `tmp_*`) are left unless an hour old.
+    /// Removes what a killed writer or packer left in the object database: libgit2's temporary
+    /// pack and object files, and a pack file without its index or an index without its pack
+    /// (a packer killed between its two renames). Call it only holding both the store's writer
+    /// and packing locks, so no live writer or packer of ours owns them; files of other programs
+    /// (git's own `tmp_*`) are left unless an hour old.
     package func removeLeftoverTemporaryFiles() {
         let fileManager = FileManager.default
         let objects = gitDirectory + "objects/"
@@ -96,10 +98,15 @@ extension Repository {
             folders.append(objects + prefix + "/")
         }
         for folder in folders {
-            for name in (try? fileManager.contentsOfDirectory(atPath: folder)) ?? [] {
+            let names = (try? fileManager.contentsOfDirectory(atPath: folder)) ?? []
+            let present = Set(names)
+            for name in names {
                 let ours = name.hasPrefix("pack_git2_") || name.hasPrefix("tmp_object_git2_")
                 let theirs = name.hasPrefix("tmp_") || name.hasPrefix(".tmp-")
-                guard ours || theirs else { continue }
+                let orphan =
+                    name.hasPrefix("pack-") && (name.hasSuffix(".pack") || name.hasSuffix(".idx"))
+                    && !present.contains(String(name.prefix { $0 != "." }) + (name.hasSuffix(".pack") ? ".idx" : ".pack"))
+                guard ours || theirs || orphan else { continue }
                 if theirs, !ours {
                     let modified = (try? fileManager.attributesOfItem(atPath: folder + name))?[.modificationDate] as? Date
                     guard let modified, Date().timeIntervalSince(modified) > 3600 else { continue }

@@ -5,7 +5,7 @@
 //     printing "done ITEM" after each commit returns, so the parent knows what was acknowledged.
 //   forkstore-stress-writer import STORE PREFIX COUNT BATCH
 //     Imports records PREFIX-0 ... into a record collection with importRecords (batches of
-//     BATCH, segments of 16 batches per pack), printing "done N" after each segment returns.
+//     BATCH, segments of 8 batches per pack), printing "done N" after each segment returns.
 //   forkstore-stress-writer save STORE PREFIX COUNT
 //     Saves records PREFIX-0 ... one per commit, printing "done ITEM" after each.
 //   forkstore-stress-writer pack STORE

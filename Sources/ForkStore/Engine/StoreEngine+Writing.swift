@@ -100,15 +100,16 @@ extension StoreEngine {
     /// 32nd write after it, and after any write of many objects, pack the loose objects once
     /// there are ``StoreOptions/packThreshold`` of them, and once there are more than sixteen
     /// packs, have the write roll small ones into one when it is done (``rollUpPacks(waiting:)``).
-    /// The first check also removes temporary files a killed writer left. Runs under the writer
-    /// lock; a failure is logged, never thrown, because the write itself has landed.
+    /// The first check also removes temporary files a killed writer or packer left. Runs under
+    /// the writer lock; a failure is logged, never thrown, because the write itself has landed.
     func maintainObjects(_ repository: Repository, afterLargeWrite: Bool = false) {
         let writes = writesSincePackCheck.withLock { count -> Int in
             defer { count += 1 }
             return count
         }
         guard writes % 32 == 0 || afterLargeWrite else { return }
-        if writes == 0 { repository.removeLeftoverTemporaryFiles() }
+        // A roll-up in progress (it holds the packing lock) owns temporary files: leave them.
+        if writes == 0 { _ = packingLock.ifFree { repository.removeLeftoverTemporaryFiles() } }
         do throws(GitError) {
             if repository.looseObjectCount() >= options.packThreshold {
                 let packed = try repository.packLooseObjects()
@@ -123,34 +124,36 @@ extension StoreEngine {
     /// Rolls small packs into one (geometrically, like `git repack --geometric=2`) through a
     /// repository handle of its own, outside the store's locks: writers and readers go on
     /// meanwhile, since every object is in the new pack before an old pack goes. The packing
-    /// lock keeps two processes from doing the same work: unless `waiting`, a roll-up another
-    /// process has started is left to it; `everything` rolls every pack not marked kept into one.
-    /// A failure is logged, never thrown.
-    func rollUpPacks(waiting: Bool = false, everything: Bool = false) {
-        let work = {
+    /// lock keeps two processes from doing the same work: a roll-up another process has started
+    /// is left to it. A failure is logged, never thrown: the write that found it due has landed.
+    func rollUpPacks() {
+        _ = packingLock.ifFree {
             do throws(GitError) {
-                let repository = try Repository.openBare(at: self.path)
-                let packs = repository.packs()
-                let rolled = try repository.rollUp(everything ? packs.filter { !$0.isKept } : Repository.packsToRollUp(packs))
-                if rolled > 0 { self.options.logger.debug("rolled \(rolled) objects into one pack") }
+                let repository = try Repository.openBare(at: path)
+                let rolled = try repository.rollUp(Repository.packsToRollUp(repository.packs()))
+                if rolled > 0 { options.logger.debug("rolled \(rolled) objects into one pack") }
             } catch {
-                self.options.logger.notice("rolling up packs failed: \(error.message)")
+                options.logger.notice("rolling up packs failed: \(error.message)")
             }
-        }
-        if waiting {
-            _ = try? packingLock.withLock(work)
-        } else {
-            _ = packingLock.ifFree(work)
         }
     }
 
-    /// Packs every loose object now, and rolls every pack into one. Returns how many loose
-    /// objects were packed.
+    /// Removes what killed writers and packers left, packs every loose object, and rolls every
+    /// pack not marked kept into one, waiting for any roll-up another process is doing. Returns
+    /// how many loose objects were packed.
     func pack() throws -> Int {
         let packed = try write { session in
-            try git("packing") { () throws(GitError) in try session.repository.packLooseObjects() }
+            try packingLock.withLock {
+                session.repository.removeLeftoverTemporaryFiles()
+                return try git("packing") { () throws(GitError) in try session.repository.packLooseObjects() }
+            }
         }
-        rollUpPacks(waiting: true, everything: true)
+        try packingLock.withLock {
+            try git("rolling packs into one") { () throws(GitError) in
+                let repository = try Repository.openBare(at: path)
+                try repository.rollUp(repository.packs().filter { !$0.isKept })
+            }
+        }
         return packed
     }
 

@@ -11,10 +11,11 @@ public struct ImportReport: Sendable, Equatable {
 }
 
 extension RecordStore {
-    /// Stores a stream of records as fast as git's own `fast-import` would: one commit per
-    /// `batchSize` records, written in segments of up to 16 commits that each become one pack
-    /// file and one move of the fork. Records are pulled from `next` one at a time until it
-    /// returns nil, so memory stays bounded by a segment whatever the stream's length.
+    /// Stores a stream of records the way git's own `fast-import` would: one commit per
+    /// `batchSize` records, written in segments of up to 8 commits (and 16 MB of records) that
+    /// each become one pack file and one move of the fork. Records are pulled from `next` one
+    /// at a time until it returns nil, so memory stays bounded by a segment whatever the
+    /// stream's length.
     ///
     /// A record larger than ``StoreOptions/maximumRecordSize`` is skipped and reported to
     /// `onSkipped`; any other error stops the import, with everything before the current
@@ -33,7 +34,7 @@ extension RecordStore {
             // A segment is read and encoded before the store is locked.
             var segment: [[(path: String, bytes: [UInt8])]] = []
             var bytes = 0
-            while !exhausted, segment.count < 16, bytes < 32 << 20 {
+            while !exhausted, segment.count < 8, bytes < 16 << 20 {
                 var batch: [(path: String, bytes: [UInt8])] = []
                 while batch.count < batchSize {
                     guard let record = try next() else {
