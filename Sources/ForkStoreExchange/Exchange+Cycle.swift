@@ -136,7 +136,8 @@ extension Exchange {
             case .acceptAnyServer: .acceptAny
             case .pinnedHostKey(let fingerprint): .pinnedHostKey(sha256: Self.decodeFingerprint(fingerprint))
             }
-        return RemoteOptions(credential: credential, trust: trust) { [weak self] statistics in
+        let timeouts = NetworkTimeouts(connect: options.connectTimeout, io: options.readWriteTimeout)
+        return RemoteOptions(credential: credential, trust: trust, timeouts: timeouts) { [weak self] statistics in
             self?.publish(.progress(TransferProgress(
                 direction: statistics.direction == .fetch ? .fetch : .push,
                 objects: statistics.objects, totalObjects: statistics.totalObjects, bytes: statistics.bytes)))

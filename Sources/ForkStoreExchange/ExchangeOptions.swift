@@ -1,7 +1,15 @@
 import ForkStore
 
-/// Retries, backoff and the app's hooks.
+/// Timeouts, retries, backoff and the app's hooks.
 public struct ExchangeOptions: Sendable {
+    /// How long opening a connection to the remote may take before the sync fails as
+    /// ``ExchangeError/offline(remote:reason:)`` (a host that drops packets would otherwise
+    /// hold a sync for the system's TCP timeout, minutes). Covers `git://`, `http(s)://` and
+    /// `ssh://`.
+    public var connectTimeout: Duration
+    /// How long one read from or write to the remote may wait for the other end before the
+    /// sync fails as offline.
+    public var readWriteTimeout: Duration
     /// Fetch-merge-push rounds to try when the push loses a race to another writer.
     public var maximumPushAttempts: Int
     /// The first delay after a failure; each further failure doubles it, up to `maximumBackoff`.
@@ -18,8 +26,11 @@ public struct ExchangeOptions: Sendable {
     /// Decides merge conflicts; nil uses the store's resolver.
     public var conflictResolver: ConflictResolver?
 
-    /// Options with the defaults: 5 push attempts, backoff from 200 ms up to 60 s, no hooks.
+    /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
+    /// attempts, backoff from 200 ms up to 60 s, no hooks.
     public init(
+        connectTimeout: Duration = .seconds(10),
+        readWriteTimeout: Duration = .seconds(60),
         maximumPushAttempts: Int = 5,
         initialBackoff: Duration = .milliseconds(200),
         maximumBackoff: Duration = .seconds(60),
@@ -28,6 +39,8 @@ public struct ExchangeOptions: Sendable {
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
         conflictResolver: ConflictResolver? = nil
     ) {
+        self.connectTimeout = max(.milliseconds(1), connectTimeout)
+        self.readWriteTimeout = max(.milliseconds(1), readWriteTimeout)
         self.maximumPushAttempts = max(1, maximumPushAttempts)
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff

@@ -32,15 +32,18 @@ package struct RemoteOptions: Sendable {
     /// How many times the credential may be offered before giving up (servers ask again
     /// after each rejection).
     package var maximumCredentialAttempts: Int
+    /// How long connecting, and each read or write, may take.
+    package var timeouts: NetworkTimeouts
     package var progress: (@Sendable (TransferStatistics) -> Void)?
 
     package init(
         credential: RemoteCredential? = nil, trust: TrustPolicy = .verify, maximumCredentialAttempts: Int = 2,
-        progress: (@Sendable (TransferStatistics) -> Void)? = nil
+        timeouts: NetworkTimeouts = NetworkTimeouts(), progress: (@Sendable (TransferStatistics) -> Void)? = nil
     ) {
         self.credential = credential
         self.trust = trust
         self.maximumCredentialAttempts = maximumCredentialAttempts
+        self.timeouts = timeouts
         self.progress = progress
     }
 }

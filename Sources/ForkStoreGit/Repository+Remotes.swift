@@ -58,8 +58,10 @@ extension Repository {
             Self.install(&fetchOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
             try state.explainingFailures { () throws(GitError) in
-                try withStringArray(refspecs) { (array) throws(GitError) in
-                    try check("git_remote_fetch") { git_remote_fetch(remote, &array, &fetchOptions, "forkstore: fetch") }
+                try SocketStream.withTimeouts(options.timeouts) { () throws(GitError) in
+                    try withStringArray(refspecs) { (array) throws(GitError) in
+                        try check("git_remote_fetch") { git_remote_fetch(remote, &array, &fetchOptions, "forkstore: fetch") }
+                    }
                 }
             }
         }
@@ -76,8 +78,10 @@ extension Repository {
             Self.install(&pushOptions.callbacks, state)
             defer { withExtendedLifetime(state) {} }
             try state.explainingFailures { () throws(GitError) in
-                try withStringArray(refspecs) { (array) throws(GitError) in
-                    try check("git_remote_push") { git_remote_push(remote, &array, &pushOptions) }
+                try SocketStream.withTimeouts(options.timeouts) { () throws(GitError) in
+                    try withStringArray(refspecs) { (array) throws(GitError) in
+                        try check("git_remote_push") { git_remote_push(remote, &array, &pushOptions) }
+                    }
                 }
             }
         }
