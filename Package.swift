@@ -76,6 +76,13 @@ let package = Package(
             dependencies: ["ForkStore", "ForkStoreGit"],
             path: "Benchmarks/RecordTable"
         ),
+        // Sync benchmarks over a path, git daemon, smart HTTP and sshd, against raw libgit2 and
+        // the git command line, printed as a table.
+        .executableTarget(
+            name: "forkstore-sync-benchmarks",
+            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
+            path: "Benchmarks/SyncTable"
+        ),
         // A writer process for the multi-process and crash tests.
         .executableTarget(
             name: "forkstore-stress-writer",

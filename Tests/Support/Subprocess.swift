@@ -47,6 +47,12 @@ public func run(
 /// Runs the git command line, the independent reader of what ForkStore writes.
 @discardableResult
 public func git(_ arguments: String..., environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
+    try git(arguments, environment: environment, input: input)
+}
+
+/// Runs the git command line with an argument list built at run time.
+@discardableResult
+public func git(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
     let identity = [
         "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@localhost",
         "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@localhost",

@@ -1,18 +1,17 @@
 import Foundation
-import ForkStoreTestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A real `git daemon` on 127.0.0.1, serving the repositories in one folder over git://.
 /// Started and stopped by the test; stopping and starting again keeps the same port.
-final class GitDaemon: @unchecked Sendable {
+public final class GitDaemon: @unchecked Sendable {
     // Mutable only from the test that owns it, one call at a time.
     private var process: ChildProcess?
-    let basePath: String
-    let port: Int
+    public let basePath: String
+    public let port: Int
 
-    init(basePath: String) throws {
+    public init(basePath: String) throws {
         self.basePath = basePath
         self.port = try freePort()
         try start()
@@ -21,9 +20,9 @@ final class GitDaemon: @unchecked Sendable {
     deinit { stop() }
 
     /// The git:// URL of a repository in the base folder.
-    func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
+    public func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
 
-    func start() throws {
+    public func start() throws {
         let execPath = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         process = try ChildProcess(
             execPath + "/git-daemon",
@@ -35,7 +34,7 @@ final class GitDaemon: @unchecked Sendable {
         try waitUntilListening()
     }
 
-    func stop() {
+    public func stop() {
         process?.stop()
         process = nil
     }
@@ -49,11 +48,11 @@ final class GitDaemon: @unchecked Sendable {
         throw DaemonError.notListening(port)
     }
 
-    enum DaemonError: Error { case notListening(Int) }
+    public enum DaemonError: Error { case notListening(Int) }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
-func freePort() throws -> Int {
+public func freePort() throws -> Int {
     let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(socketDescriptor) }
     var address = sockaddr_in()
@@ -72,7 +71,7 @@ func freePort() throws -> Int {
 }
 
 /// Whether something accepts TCP connections on 127.0.0.1:port.
-func canConnect(port: Int) -> Bool {
+public func canConnect(port: Int) -> Bool {
     let socketDescriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     defer { close(socketDescriptor) }
     var address = sockaddr_in()

@@ -1,0 +1,245 @@
+// Sync benchmarks, printed as a table:
+//
+//   forkstore-sync-benchmarks [--sizes 100,10000,100000] [--rounds 21] [--transports path,git,http,ssh]
+//
+// For each store size and transport: two replicas of a record collection sync through one
+// bare remote (a folder, `git daemon`, `git http-backend` behind lighttpd, or sshd, all on
+// 127.0.0.1). Each round one replica saves one record and syncs (push-sync), the other syncs
+// (pull-sync) and syncs again (no-op sync). In the same process, the same one-record commit is
+// pushed and fetched with raw libgit2 calls on handles kept open, and with the git command
+// line (`git push` / `git fetch`, process start included). Also the first sync of the whole
+// store to an empty remote and the first sync of a new replica from it, beside `git push` of
+// the same repository and `git clone` of the remote. Servers that are not installed are
+// skipped, and say so.
+import ForkStore
+import ForkStoreExchange
+import ForkStoreGit
+import ForkStoreTestSupport
+import Foundation
+
+struct Item: Resource, Identifiable, Equatable {
+    static let modelVersion = 1
+    var id: String
+    var title: String
+    var body: String
+    var count: Int
+
+    /// About 200 bytes encoded.
+    static func make(_ index: Int, revision: Int = 0) -> Item {
+        Item(
+            id: "item-\(index)", title: "Item number \(index), revision \(revision)",
+            body: String(repeating: "lorem ipsum ", count: 8) + "\(index)", count: revision)
+    }
+}
+
+struct Settings {
+    var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "ssh"]
+
+    static func parse() -> Settings {
+        var settings = Settings()
+        var arguments = CommandLine.arguments.dropFirst().makeIterator()
+        while let argument = arguments.next() {
+            switch argument {
+            case "--sizes": settings.sizes = arguments.next()?.split(separator: ",").compactMap { Int($0) } ?? settings.sizes
+            case "--rounds": settings.rounds = max(3, arguments.next().flatMap { Int($0) } ?? settings.rounds)
+            case "--transports": settings.transports = arguments.next()?.split(separator: ",").map(String.init) ?? settings.transports
+            default: break
+            }
+        }
+        return settings
+    }
+}
+
+func milliseconds(_ duration: Duration) -> Double {
+    Double(duration.components.seconds) * 1e3 + Double(duration.components.attoseconds) / 1e15
+}
+
+func median(_ samples: [Double]) -> Double {
+    let sorted = samples.sorted()
+    return sorted.isEmpty ? .nan : sorted[sorted.count / 2]
+}
+
+func format(_ value: Double) -> String { value.isNaN ? "-" : String(format: value < 10 ? "%.2f" : "%.1f", value) }
+
+func timed(_ body: () throws -> Void) rethrows -> Double {
+    let start = ContinuousClock.now
+    try body()
+    return milliseconds(ContinuousClock.now - start)
+}
+
+func timed(_ body: () async throws -> Void) async rethrows -> Double {
+    let start = ContinuousClock.now
+    try await body()
+    return milliseconds(ContinuousClock.now - start)
+}
+
+/// The repositories of one folder served over one transport, with what each client needs
+/// to reach them.
+struct Endpoint {
+    var url: (_ repository: String) -> String
+    var credentials: Credentials? = nil
+    var trust: ServerTrust
+    var rawOptions: RemoteOptions
+    var cliEnvironment: [String: String]
+    /// Keeps the server running.
+    var server: AnyObject?
+
+    func remote(_ repository: String) throws -> Remote {
+        try Remote(url(repository), credentials: credentials, trust: trust)
+    }
+}
+
+func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoint? {
+    switch transport {
+    case "path":
+        return Endpoint(url: { folder.child($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:])
+    case "git":
+        let daemon = try GitDaemon(basePath: folder.path)
+        return Endpoint(url: { daemon.url($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:], server: daemon)
+    case "http":
+        guard FileManager.default.fileExists(atPath: "/usr/sbin/lighttpd") else { return nil }
+        let server = try SmartHTTPServer(repositories: folder.path, folder: folder.child("http"))
+        return Endpoint(url: { server.url($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:], server: server)
+    case "ssh":
+        guard FileManager.default.fileExists(atPath: "/usr/sbin/sshd") else { return nil }
+        let ssh = folder.child("ssh")
+        try FileManager.default.createDirectory(atPath: ssh, withIntermediateDirectories: true)
+        let server = try SSHServer(folder: ssh)
+        let raw = RemoteOptions(
+            credential: .sshKey(username: server.user, publicKeyPath: nil, privateKeyPath: server.clientKey, passphrase: nil),
+            trust: .acceptAny)
+        let command = "ssh -i \(server.clientKey) -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o LogLevel=ERROR"
+        return Endpoint(
+            url: { server.url(folder.child($0)) }, credentials: .sshKey(username: server.user, privateKey: server.clientKey),
+            trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint), rawOptions: raw,
+            cliEnvironment: ["GIT_SSH_COMMAND": command], server: server)
+    default:
+        return nil
+    }
+}
+
+/// The same one-record write a save makes, with raw libgit2 calls on a kept handle.
+func rawCommit(_ repository: Repository, _ item: Item, signature: Signature) throws {
+    let head = try repository.resolveReference("refs/heads/main")!
+    let tree = try repository.readCommit(head).tree
+    let blob = try repository.writeBlob(Array(try JSONEncoder().encode(item)))
+    let newTree = try repository.updatedTree(from: tree, applying: [.upsert(path: RecordPath(id: item.id).description, blob: blob)])
+    let commit = try repository.createCommit(tree: newTree, parents: [head], message: "raw write\n", signature: signature)
+    try repository.updateReference("refs/heads/main", to: commit, expecting: head, logMessage: "raw")
+}
+
+/// Runs git in `directory`; its wall time in milliseconds.
+func timedGit(_ environment: [String: String], _ arguments: String...) throws -> Double {
+    try timed {
+        let result = try git(arguments, environment: environment)
+        guard result.status == 0 else { throw BenchmarkFailure(reason: "git \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+}
+
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var reason: String
+    var description: String { reason }
+}
+
+struct Row {
+    var size: Int, transport: String
+    var pushSync = [Double](), pullSync = [Double](), noopSync = [Double]()
+    var rawPush = [Double](), rawFetch = [Double](), gitPush = [Double](), gitFetch = [Double]()
+    var firstPush = Double.nan, firstFetch = Double.nan, gitFirstPush = Double.nan, gitClone = Double.nan
+}
+
+func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
+    let folder = TemporaryFolder("forkstore-sync-bench")
+    for name in ["remote.git", "cli-remote.git"] {
+        _ = try git("init", "--bare", "-q", "-b", "main", folder.child(name))
+        _ = try git("--git-dir", folder.child(name), "config", "http.receivepack", "true")
+        _ = try git("--git-dir", folder.child(name), "config", "receive.autogc", "false")
+    }
+    guard let endpoint = try makeEndpoint(transport, folder: folder) else { return nil }
+    let url = endpoint.url("remote.git"), cliURL = endpoint.url("cli-remote.git")
+    var row = Row(size: size, transport: transport)
+    let first = try RecordStore<Item>.create(at: folder.child("first"))
+    var next = 0
+    try first.importRecords { () -> Item? in
+        guard next < size else { return nil }
+        defer { next += 1 }
+        return Item.make(next)
+    }
+    let firstExchange = Exchange(store: first, remote: try endpoint.remote("remote.git"))
+    row.firstPush = try await timed { _ = try await firstExchange.sync() }
+    let second = try RecordStore<Item>.create(at: folder.child("second"))
+    let secondExchange = Exchange(store: second, remote: try endpoint.remote("remote.git"))
+    row.firstFetch = try await timed { _ = try await secondExchange.sync() }
+    let received = try await second.count()
+    guard received == size else { throw BenchmarkFailure(reason: "the second replica holds \(received) records") }
+
+    for round in 0..<rounds {
+        try await first.save(Item.make((round * 7_919) % size, revision: round + 1))
+        row.pushSync.append(try await timed { _ = try await firstExchange.sync() })
+        row.pullSync.append(try await timed { _ = try await secondExchange.sync() })
+        row.noopSync.append(try await timed { _ = try await secondExchange.sync() })
+    }
+
+    // Raw libgit2 on kept handles, through the same remote and transport.
+    let signature = Signature(name: "bench", email: "bench@localhost")
+    _ = try git("clone", "--bare", "-q", url, folder.child("raw-pusher"), environment: endpoint.cliEnvironment)
+    _ = try git("clone", "--bare", "-q", url, folder.child("raw-fetcher"), environment: endpoint.cliEnvironment)
+    let pusher = try Repository.openBare(at: folder.child("raw-pusher"))
+    let fetcher = try Repository.openBare(at: folder.child("raw-fetcher"))
+    for round in 0..<rounds {
+        try rawCommit(pusher, Item.make((round * 104_729) % size, revision: 1_000 + round), signature: signature)
+        row.rawPush.append(try timed { _ = try pusher.push(to: url, refspecs: ["refs/heads/main:refs/heads/main"], options: endpoint.rawOptions) })
+        row.rawFetch.append(try timed { try fetcher.fetch(from: url, refspecs: ["+refs/heads/main:refs/heads/main"], options: endpoint.rawOptions) })
+    }
+
+    // The git command line: the first store's repository pushed whole to an empty remote, a
+    // clone of it, then one-record commits pushed from a working clone and fetched by another.
+    let environment = endpoint.cliEnvironment
+    row.gitFirstPush = try timedGit(environment, "--git-dir", first.path, "push", "-q", cliURL, "main:main")
+    row.gitClone = try timedGit(environment, "clone", "-q", "--bare", cliURL, folder.child("cli-clone"))
+    let work = folder.child("cli-work")
+    _ = try git("clone", "-q", cliURL, work, environment: environment)
+    for round in 0..<rounds {
+        let item = Item.make((round * 15_485_863) % size, revision: 2_000 + round)
+        let path = work + "/" + RecordPath(id: item.id).description
+        try JSONEncoder().encode(item).write(to: URL(fileURLWithPath: path))
+        _ = try git("-C", work, "commit", "-q", "-a", "-m", "one record")
+        row.gitPush.append(try timedGit(environment, "-C", work, "push", "-q", "origin", "HEAD:main"))
+        row.gitFetch.append(try timedGit(environment, "--git-dir", folder.child("cli-clone"), "fetch", "-q", cliURL, "+main:main"))
+    }
+    withExtendedLifetime(endpoint.server) {}
+    return row
+}
+
+let settings = Settings.parse()
+var rows: [Row] = []
+var skipped: [String] = []
+for size in settings.sizes {
+    for transport in settings.transports {
+        do {
+            if let row = try await run(size: size, transport: transport, rounds: settings.rounds) {
+                rows.append(row)
+            } else {
+                skipped.append(transport)
+            }
+        } catch {
+            print("\(transport) at \(size) records failed: \(error)")
+            exit(1)
+        }
+    }
+}
+
+print("| records | transport | push-sync ms | pull-sync ms | no-op sync ms | raw push ms | raw fetch ms | push-sync vs raw push+fetch | git push ms | git fetch ms | first sync s | first fetch s | git push (whole) s | git clone s |")
+print("|---------|-----------|--------------|--------------|---------------|-------------|--------------|-----------------------------|-------------|--------------|--------------|---------------|--------------------|-------------|")
+for row in rows {
+    let push = median(row.pushSync), raw = median(row.rawPush) + median(row.rawFetch)
+    let cells = [
+        "\(row.size)", row.transport, format(push), format(median(row.pullSync)), format(median(row.noopSync)),
+        format(median(row.rawPush)), format(median(row.rawFetch)), format(push / raw) + "x",
+        format(median(row.gitPush)), format(median(row.gitFetch)),
+        format(row.firstPush / 1e3), format(row.firstFetch / 1e3), format(row.gitFirstPush / 1e3), format(row.gitClone / 1e3),
+    ]
+    print("| " + cells.joined(separator: " | ") + " |")
+}
+print("medians of \(settings.rounds) rounds; one new one-record commit per round; raw: libgit2 push and fetch of the same kind of commit on handles kept open; git: the command line, process start included")
+if !skipped.isEmpty { print("skipped (server not installed): \(Set(skipped).sorted().joined(separator: ", "))") }

@@ -1,0 +1,67 @@
+import Foundation
+import ForkStoreExchange
+import ForkStoreTestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// gitolite (Debian's gitolite3) behind a real sshd on 127.0.0.1: one ssh key per user, and a
+/// repository `notes` that `alice` may read and write and `bob` may only read.
+final class GitoliteServer: Sendable {
+    let port: Int
+    let process: ChildProcess
+    let hostKeyFingerprint: String
+    let user: String
+    let folder: String
+
+    init(folder: String) throws {
+        self.folder = folder
+        port = try freePort()
+        let home = folder + "/home"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        for key in ["host", "admin", "alice", "bob"] {
+            try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", key, "-f", folder + "/" + key])
+        }
+        let environment = ["HOME": home]
+        let setup = try run("/usr/bin/gitolite", ["setup", "-pk", folder + "/admin.pub"], environment: environment)
+        guard setup.status == 0 else { throw ServerDidNotStart(log: setup.stderr) }
+        for user in ["alice", "bob"] {
+            try FileManager.default.copyItem(atPath: folder + "/\(user).pub", toPath: home + "/.gitolite/keydir/\(user).pub")
+        }
+        let rules = "\nrepo notes\n    RW+ = alice\n    R   = bob\n"
+        let conf = home + "/.gitolite/conf/gitolite.conf"
+        try (try String(contentsOfFile: conf, encoding: .utf8) + rules).write(toFile: conf, atomically: true, encoding: .utf8)
+        let compiled = try run("/usr/bin/gitolite", ["setup"], environment: environment)
+        guard compiled.status == 0 else { throw ServerDidNotStart(log: compiled.stderr) }
+        let fingerprint = try run("/usr/bin/ssh-keygen", ["-lf", folder + "/host.pub"]).stdout
+        hostKeyFingerprint = String(fingerprint.split(separator: " ")[1])
+        user = String(cString: getpwuid(getuid()).pointee.pw_name)
+        let config = """
+            ListenAddress 127.0.0.1
+            HostKey \(folder)/host
+            PidFile \(folder)/sshd.pid
+            AuthorizedKeysFile \(home)/.ssh/authorized_keys
+            PermitRootLogin prohibit-password
+            PubkeyAuthentication yes
+            PasswordAuthentication no
+            KbdInteractiveAuthentication no
+            UsePAM no
+            StrictModes no
+            SetEnv HOME=\(home)
+
+            """
+        try config.write(toFile: folder + "/sshd_config", atomically: true, encoding: .utf8)
+        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
+        process = try ChildProcess(
+            "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)], logPath: folder + "/sshd.log")
+        try waitForPort(port, process: process)
+    }
+
+    /// The `notes` repository's URL, and the credentials of `name`'s key.
+    func remote(as name: String) throws -> Remote {
+        try Remote(
+            "ssh://\(user)@127.0.0.1:\(port)/notes",
+            credentials: .sshKey(username: user, privateKey: folder + "/" + name, publicKey: folder + "/\(name).pub"),
+            trust: .pinnedHostKey(fingerprint: hostKeyFingerprint))
+    }
+}
