@@ -44,7 +44,7 @@ extension Exchange {
         var refusal: (reason: String, remoteHead: CommitID?)?
         for attempt in 1...options.maximumPushAttempts {
             report.pushAttempts = attempt
-            let fetched = try step { try engine.fetchRemoteMain(from: remote.url, options: remoteOptions(.fetch)) }
+            let fetched = try step { try engine.fetchRemoteMain(from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch)) }
             if let refusal, refusal.remoteHead == fetched {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
             }
@@ -62,7 +62,7 @@ extension Exchange {
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
-            guard let rejection = try step({ try engine.pushMain(head, to: remote.url, options: remoteOptions(.push)) }) else {
+            guard let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) else {
                 try step { try engine.moveCloud(to: head) }
                 report.pushedCommits = outgoing.count
                 try refreshAheadBehind()

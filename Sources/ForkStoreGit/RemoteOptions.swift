@@ -23,10 +23,19 @@ package struct TransferStatistics: Sendable, Equatable {
     package var objects: Int
     package var totalObjects: Int
     package var bytes: Int
+
+    package init(direction: Direction, objects: Int, totalObjects: Int, bytes: Int) {
+        self.direction = direction
+        self.objects = objects
+        self.totalObjects = totalObjects
+        self.bytes = bytes
+    }
 }
 
 /// Everything a fetch or push needs besides the URL and refspecs.
 package struct RemoteOptions: Sendable {
+    package typealias Progress = @Sendable (TransferStatistics) -> Void
+
     package var credential: RemoteCredential?
     package var trust: TrustPolicy
     /// How many times the credential may be offered before giving up (servers ask again
@@ -34,11 +43,11 @@ package struct RemoteOptions: Sendable {
     package var maximumCredentialAttempts: Int
     /// How long connecting, and each read or write, may take.
     package var timeouts: NetworkTimeouts
-    package var progress: (@Sendable (TransferStatistics) -> Void)?
+    package var progress: Progress?
 
     package init(
         credential: RemoteCredential? = nil, trust: TrustPolicy = .verify, maximumCredentialAttempts: Int = 2,
-        timeouts: NetworkTimeouts = NetworkTimeouts(), progress: (@Sendable (TransferStatistics) -> Void)? = nil
+        timeouts: NetworkTimeouts = NetworkTimeouts(), progress: Progress? = nil
     ) {
         self.credential = credential
         self.trust = trust

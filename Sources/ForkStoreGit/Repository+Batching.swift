@@ -68,6 +68,8 @@ extension Repository {
         var builder: OpaquePointer?
         try check("git_packbuilder_new") { git_packbuilder_new(&builder, (source ?? self).pointer) }
         defer { git_packbuilder_free(builder) }
+        // Delta search is the cost of a large pack (a first push or fetch); use every core.
+        git_packbuilder_set_threads(builder, 0)
         for object in objects {
             var oid = object.id.raw
             try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, object.path.isEmpty ? nil : object.path) }

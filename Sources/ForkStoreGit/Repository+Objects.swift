@@ -58,6 +58,12 @@ extension Repository {
         return ObjectID(oid)
     }
 
+    /// Whether the object database holds the object.
+    package func contains(_ id: ObjectID) -> Bool {
+        var oid = id.raw
+        return git_odb_exists(odb, &oid) == 1
+    }
+
     /// The size and kind of an object, read from its header without loading it.
     package func objectHeader(_ id: ObjectID) throws(GitError) -> (size: Int, kind: EntryKind) {
         var oid = id.raw

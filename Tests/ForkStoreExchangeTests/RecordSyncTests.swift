@@ -36,6 +36,46 @@ struct RecordSyncTests {
         #expect(fsck.status == 0)
     }
 
+    /// A bare repository by path is written directly: a one-record sync adds one pack to the
+    /// remote holding only what the commit changed (the commit, the trees on the record's path
+    /// and its blob), not a walk of the whole collection, and git finds the remote sound.
+    @Test func aOneRecordPushToAPathRemoteShipsOnlyWhatChanged() async throws {
+        let lab = try SyncLab()
+        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
+        let two = try RecordStore<Task2>.create(at: lab.folder.child("two"))
+        let oneSync = Exchange(records: one, remote: try Remote(lab.remotePath))
+        let twoSync = Exchange(records: two, remote: try Remote(lab.remotePath))
+        try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
+        try await oneSync.sync()
+        try await twoSync.sync()
+
+        let packsBefore = Set(try packIndexes(in: lab.remotePath))
+        try await one.save(Task2(id: "task-7", title: "edited"))
+        let report = try await oneSync.sync()
+        #expect(report.pushedCommits == 1)
+        let added = try packIndexes(in: lab.remotePath).filter { !packsBefore.contains($0) }
+        try #require(added.count == 1)
+        let listing = try git("verify-pack", "-v", added[0])
+        let kinds = ["commit", "tree", "blob"]
+        let objects = listing.stdout.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 1 && kinds.contains(String(fields[1]))
+        }.count
+        // commit, root tree, records tree, two shard levels, one blob
+        #expect(objects > 0 && objects <= 6, "the pack holds \(objects) objects")
+        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+
+        try await twoSync.sync()
+        #expect(try await two.record("task-7")?.title == "edited")
+        #expect(try await two.count() == 500)
+    }
+
+    private func packIndexes(in repository: String) throws -> [String] {
+        let folder = repository + "/objects/pack"
+        return try FileManager.default.contentsOfDirectory(atPath: folder)
+            .filter { $0.hasSuffix(".idx") }.map { folder + "/" + $0 }
+    }
+
     /// The exchange once exposed a `Store` over the collection, whose `save` replaced every
     /// record with one `value.json`. Its store is now the collection itself, and no public way
     /// opens a value store over a record collection.

@@ -18,8 +18,10 @@ extension StoreEngine {
     static var transferFolder: String { "forkstore-transfer" }
 
     /// Fetches the remote's `main` into the transfer repository and returns its head; nil when
-    /// the remote has no `main` yet (an empty remote). Throws `GitError` for transfer failures.
-    package func fetchRemoteMain(from url: String, options remoteOptions: RemoteOptions) throws -> CommitID? {
+    /// the remote has no `main` yet (an empty remote). A bare repository in a local folder
+    /// (`localPath`) is read directly (see ``LocalRemote``). Throws `GitError` for transfer
+    /// failures.
+    package func fetchRemoteMain(from url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> CommitID? {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
             try git("preparing the fetch") { () throws(GitError) in
@@ -29,6 +31,12 @@ extension StoreEngine {
                     if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
                 }
                 try repository.removeReference(Self.incomingReference)
+            }
+            if let remote = LocalRemote(localPath) {
+                return try git("fetching from \(url)") { () throws(GitError) in
+                    try remote.fetchMain(
+                        into: repository, knowing: known.compactMap { $0 }, as: Self.incomingReference, progress: remoteOptions.progress)
+                }.map(CommitID.init)
             }
             try repository.fetch(
                 from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions)
@@ -105,11 +113,15 @@ extension StoreEngine {
     }
 
     /// Pushes `head` as the remote's `main`. Returns nil on success, or the server's reason
-    /// when it refused the update (usually because another replica pushed first). Throws
-    /// `GitError` for transfer failures.
-    package func pushMain(_ head: CommitID, to url: String, options remoteOptions: RemoteOptions) throws -> String? {
+    /// when it refused the update (usually because another replica pushed first). A bare
+    /// repository in a local folder (`localPath`) is written directly (see ``LocalRemote``).
+    /// Throws `GitError` for transfer failures.
+    package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> String? {
         try withTransferRepository { repository -> String? in
             try repository.refreshObjects()
+            if let remote = LocalRemote(localPath) {
+                return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
+            }
             try repository.removeReference(Self.outgoingReference)
             try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")
             do {
