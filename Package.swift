@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "ForkStoreMerge", targets: ["ForkStoreMerge"]),
         .library(name: "ForkStoreMergeTesting", targets: ["ForkStoreMergeTesting"]),
         .library(name: "ForkStoreExchange", targets: ["ForkStoreExchange"]),
+        .library(name: "ForkStoreQueries", targets: ["ForkStoreQueries"]),
         .library(name: "ForkStoreMigrationTesting", targets: ["ForkStoreMigrationTesting"]),
         .executable(name: "forknotes", targets: ["forknotes"]),
     ],
@@ -17,6 +18,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/x-sheep/swift-property-based", from: "2.0.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
     ],
     targets: [
         // The C library. Only ForkStoreGit imports it.
@@ -53,6 +55,12 @@ let package = Package(
         .target(name: "ForkStoreMigrationTesting", dependencies: ["ForkStore"]),
         // Sync with git remotes.
         .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "ForkStoreGit"]),
+        // Indexed queries and live results over record collections: a SQLite cache (GRDB)
+        // beside the repository, which stays the truth.
+        .target(
+            name: "ForkStoreQueries",
+            dependencies: ["ForkStore", .product(name: "GRDB", package: "GRDB.swift")]
+        ),
         // The sample sync CLI.
         .executableTarget(
             name: "forknotes",
@@ -60,6 +68,7 @@ let package = Package(
                 "ForkStore",
                 "ForkStoreMerge",
                 "ForkStoreExchange",
+                "ForkStoreQueries",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Samples/forknotes"
@@ -67,7 +76,7 @@ let package = Package(
         // Shared by the tests and the stress writer: test resources, temporary folders, git CLI.
         .target(
             name: "ForkStoreTestSupport",
-            dependencies: ["ForkStore"],
+            dependencies: ["ForkStore", "ForkStoreQueries"],
             path: "Tests/Support"
         ),
         // Record collection benchmarks against a raw-libgit2 baseline, printed as a table.
@@ -86,7 +95,7 @@ let package = Package(
         // A writer process for the multi-process and crash tests.
         .executableTarget(
             name: "forkstore-stress-writer",
-            dependencies: ["ForkStore", "ForkStoreTestSupport"],
+            dependencies: ["ForkStore", "ForkStoreQueries", "ForkStoreTestSupport"],
             path: "Tests/StressWriter"
         ),
         .testTarget(
@@ -110,6 +119,10 @@ let package = Package(
         .testTarget(
             name: "ForkStoreExchangeTests",
             dependencies: ["ForkStoreExchange", "ForkStoreTestSupport"]
+        ),
+        .testTarget(
+            name: "ForkStoreQueriesTests",
+            dependencies: ["ForkStoreQueries", "ForkStoreExchange", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkNotesTests",

@@ -11,7 +11,11 @@
 //   forkstore-stress-writer pack STORE
 //     Prints "done start", packs the store (loose objects, then a roll-up of its packs, waiting
 //     for any other packer), and prints "done packed".
+//   forkstore-stress-writer index STORE
+//     Prints "done start", brings the store's query index to main's head (IndexedItem
+//     records), and prints "done indexed".
 import ForkStore
+import ForkStoreQueries
 import ForkStoreTestSupport
 import Foundation
 
@@ -49,6 +53,12 @@ do {
             try store.save(Item(id: id, text: "one by one"))
             acknowledge(id)
         }
+    case "index":
+        guard arguments.count == 3 else { fail("usage") }
+        let store = try RecordStore<IndexedItem>.open(at: arguments[2])
+        acknowledge("start")
+        try store.refreshIndex()
+        acknowledge("indexed")
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])

@@ -72,3 +72,32 @@ public func productsFolder() -> String {
     }
     return candidates[0]
 }
+
+/// Runs the stress writer with `arguments`, kills it with SIGKILL once it has acknowledged
+/// `acknowledgements` writes and `delay` seconds more (or when it ends), and returns what it
+/// acknowledged.
+public func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?, delay: TimeInterval = 0) throws -> [String] {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: productsFolder() + "/forkstore-stress-writer")
+    process.arguments = arguments
+    let output = Pipe()
+    process.standardOutput = output
+    process.standardError = FileHandle.nullDevice
+    try process.run()
+    var buffer = Data()
+    while acknowledgements.map({ String(decoding: buffer, as: UTF8.self).split(separator: "\n").count < $0 }) ?? true {
+        let chunk = output.fileHandleForReading.availableData
+        if chunk.isEmpty { break }
+        buffer.append(chunk)
+    }
+    if acknowledgements != nil {
+        Thread.sleep(forTimeInterval: delay)
+        kill(process.processIdentifier, SIGKILL)
+    }
+    buffer.append(output.fileHandleForReading.readDataToEndOfFile())
+    process.waitUntilExit()
+    // Only complete lines were acknowledged.
+    let text = String(decoding: buffer, as: UTF8.self)
+    let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
+    return complete.split(separator: "\n").filter { $0.hasPrefix("done ") }.map { String($0.dropFirst(5)) }
+}

@@ -7,7 +7,7 @@ extension StoreEngine {
     private static let blockingWork = DispatchQueue(label: "ForkStore.blocking-work", attributes: .concurrent)
 
     /// Runs `work` on one of ForkStore's own threads and returns its result.
-    func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
+    package func perform<T: Sendable>(_ work: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             Self.blockingWork.async { continuation.resume(with: Result { try work() }) }
         }

@@ -36,6 +36,8 @@ public final class StoreEngine: Sendable {
     let transfers = Mutex<Repository?>(nil)
     /// The replica id and the hybrid logical clock that stamp every commit.
     let clock: StoreClock
+    /// Companions other modules keep for the store's lifetime (the query module's index).
+    private let companions = Mutex<[String: any Sendable]>([:])
     /// For an in-memory store, the folder removed when the engine goes away.
     private let temporaryFolder: String?
 
@@ -176,5 +178,18 @@ public final class StoreEngine: Sendable {
     /// Publishes a change on the store's change stream.
     func publish(_ change: StoreChange) {
         changeHub.publish(change)
+    }
+}
+
+extension StoreEngine {
+    /// The companion kept under `key`, made by `make` the first time it is asked for; one per
+    /// store, however many threads ask at once.
+    package func companion<Companion: Sendable>(_ key: String, make: () throws -> Companion) throws -> Companion {
+        try companions.withLock { companions in
+            if let existing = companions[key] as? Companion { return existing }
+            let made = try make()
+            companions[key] = made
+            return made
+        }
     }
 }

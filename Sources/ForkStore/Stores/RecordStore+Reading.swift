@@ -58,23 +58,31 @@ extension RecordStore {
             try session.checkStamps(of: head)
             return (head, try layout.entries(in: head.tree, session: session))
         }
-        let origin = DataOrigin(head)
+        try decodeEntries(entries, origin: DataOrigin(head)) { _, result in
+            switch result {
+            case .success(let record): try body(record)
+            case .failure(let problem): try onProblem(problem)
+            }
+        }
+    }
+
+    /// Reads and decodes `entries` in batches (each read under the store's lock, so writers
+    /// are not held up by a long listing; decoding, most of the work, on every core outside
+    /// it) and calls `body` with each, in order.
+    func decodeEntries(
+        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin,
+        _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
+    ) throws {
         var start = 0
         while start < entries.count {
             let batch = Array(entries[start..<min(start + 512, entries.count)])
             let blobs = try engine.read { session in
                 batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
             }
-            // Decoding, most of a listing's work, runs on every core, outside the store's lock.
             let results = Self.inParallel(blobs.count) { index in
                 layout.listed(blobs[index], path: batch[index].path, origin: origin)
             }
-            for result in results {
-                switch result {
-                case .success(let record): try body(record)
-                case .failure(let problem): try onProblem(problem)
-                }
-            }
+            for (entry, result) in zip(batch, results) { try body(entry, result) }
             start += batch.count
         }
     }

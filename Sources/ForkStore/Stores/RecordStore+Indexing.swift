@@ -1,0 +1,87 @@
+import ForkStoreGit
+
+/// A record as a derived index keeps it: where it is stored, the blob that holds it (so the
+/// index can hand back records without walking the tree) and the decoded, migrated record.
+package struct IndexableRecord<Record: Sendable>: Sendable {
+    package let path: String
+    package let blob: String
+    package let record: Record
+}
+
+/// What changed in a collection between two commits, for an index to apply.
+package struct IndexableChanges<Record: Sendable>: Sendable {
+    /// Records added or changed.
+    package var saved: [IndexableRecord<Record>] = []
+    /// Paths whose record is gone (or can no longer be read).
+    package var removed: [String] = []
+
+    package init(saved: [IndexableRecord<Record>] = [], removed: [String] = []) {
+        self.saved = saved
+        self.removed = removed
+    }
+}
+
+// The package API the query module builds its index on; git stays the truth, the index a cache.
+extension RecordStore {
+    /// The head of a fork, after checking this build can read it.
+    package func readableHead(of fork: Fork) throws -> CommitID {
+        try engine.read { session in
+            let head = try session.head(of: fork)
+            try session.checkStamps(of: head)
+            return head.id
+        }
+    }
+
+    /// Every readable record at `head` (damaged ones are left out: listings report them).
+    package func indexableRecords(at head: CommitID) throws -> [IndexableRecord<Record>] {
+        let (commit, entries) = try engine.read { session in
+            let commit = try session.existingCommit(head)
+            return (commit, try layout.entries(in: commit.tree, session: session))
+        }
+        var found: [IndexableRecord<Record>] = []
+        found.reserveCapacity(entries.count)
+        try decodeEntries(entries, origin: DataOrigin(commit)) { entry, result in
+            if case .success(let record) = result { found.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
+        }
+        return found
+    }
+
+    /// The records that differ between `old` and `new`, read from the tree difference, so the
+    /// cost follows the change; nil when `old` is not in the store (an index from elsewhere).
+    package func indexableChanges(from old: CommitID, to new: CommitID) throws -> IndexableChanges<Record>? {
+        let read = try engine.read { session -> (Commit, [TreeDifference])? in
+            guard let before = try? session.existingCommit(old) else { return nil }
+            let after = try session.existingCommit(new)
+            let differences = try session.differences(from: before.tree, to: after.tree)
+            return (after, differences.filter { $0.path.hasPrefix(RecordPath.root + "/") })
+        }
+        guard let (commit, differences) = read else { return nil }
+        var changes = IndexableChanges<Record>()
+        let entries = differences.compactMap { difference in difference.new.map { (path: difference.path, id: $0) } }
+        changes.removed = differences.filter { $0.new == nil }.map(\.path)
+        try decodeEntries(entries, origin: DataOrigin(commit)) { entry, result in
+            switch result {
+            case .success(let record): changes.saved.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record))
+            case .failure: changes.removed.append(entry.path)
+            }
+        }
+        return changes
+    }
+
+    /// Decodes records by the blobs an index holds for them, as read at `head`, in order.
+    package func records(stored: [(path: String, blob: String)], at head: CommitID) throws -> [Record] {
+        let commit = try engine.read { session in try session.existingCommit(head) }
+        var entries: [(path: String, id: ObjectID)] = []
+        entries.reserveCapacity(stored.count)
+        for item in stored {
+            guard let id = ObjectID(hex: item.blob) else {
+                throw StoreError.undecodableValue(commit: head, path: item.path, reason: "the index names no blob ('\(item.blob)')")
+            }
+            entries.append((item.path, id))
+        }
+        var records: [Record] = []
+        records.reserveCapacity(entries.count)
+        try decodeEntries(entries, origin: DataOrigin(commit)) { _, result in records.append(try result.get()) }
+        return records
+    }
+}

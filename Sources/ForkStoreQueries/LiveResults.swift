@@ -1,0 +1,50 @@
+import ForkStore
+
+extension RecordStore where Record: IndexedRecord {
+    /// A query's results now, and again after each change to the fork: local saves, deletes
+    /// and transactions, merges into it, and syncs through an exchange using this store object.
+    ///
+    /// ```swift
+    /// for try await films in store.results(of: RecordQuery<Film>().sorted(by: \.year).limit(20)) {
+    ///     show(films)
+    /// }
+    /// ```
+    ///
+    /// Bursts coalesce: while one answer is being computed or waits to be taken, further
+    /// changes make one more answer, not one each. A change that leaves the fork's head where
+    /// the last answer saw it yields nothing. Changes made by other processes are seen at the
+    /// next change made through this store object. The sequence ends when the consuming task is
+    /// cancelled, and throws what a query throws (a fork that is deleted, data of a newer
+    /// model version).
+    public func results(of query: RecordQuery<Record>, in fork: Fork = .main) -> AsyncThrowingStream<[Record], any Error> {
+        let changes = self.changes()
+        // At most one pending "look again": a burst of changes collapses into it.
+        let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let (results, output) = AsyncThrowingStream<[Record], any Error>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        wake.yield()
+        let listener = Task {
+            for await change in changes where change.fork == fork { wake.yield() }
+            wake.finish()
+        }
+        let answerer = Task {
+            var seen: CommitID?
+            for await _ in wakeUps {
+                do {
+                    let head = try await engine.perform { try self.readableHead(of: fork) }
+                    guard head != seen else { continue }
+                    output.yield(try await self.query(query, in: fork))
+                    seen = head
+                } catch {
+                    output.finish(throwing: error)
+                    return
+                }
+            }
+            output.finish()
+        }
+        output.onTermination = { _ in
+            listener.cancel()
+            answerer.cancel()
+        }
+        return results
+    }
+}

@@ -1,0 +1,292 @@
+import ForkStore
+import Foundation
+import GRDB
+import Synchronization
+
+/// A collection's derived index: a SQLite file (`forkstore-index.sqlite`) beside the
+/// repository, which stays the truth.
+///
+/// One file serves every fork: each row is keyed by fork and record path, and each fork's row
+/// set records the commit it reflects. Forks share most of their records, so a fork seen for
+/// the first time starts as a copy of an indexed fork's rows brought forward by the tree
+/// difference between the two heads, rather than from a full scan. Bringing a fork forward
+/// reads the tree difference between the commit its rows reflect and its head, so it costs
+/// what the change costs. Each update is one SQLite transaction that moves the rows and the
+/// recorded commit together: a process killed midway leaves the previous state, which the
+/// next query finds stale and brings forward.
+///
+/// The index is never needed for correctness. A missing file is rebuilt; a damaged one (not a
+/// database, corrupt pages) is deleted and rebuilt; one written for other fields, another
+/// model version or another layout of this file is rebuilt; one whose recorded commit is not
+/// in the store (a copied file) is rebuilt. Where the file cannot be written (a read-only
+/// store) the index lives in memory.
+final class RecordIndex<Record: IndexedRecord>: Sendable {
+    static var fileName: String { "forkstore-index.sqlite" }
+    /// The layout of this file; a file of another layout is rebuilt.
+    static var layoutVersion: Int { 1 }
+
+    private let path: String
+    private let fields: [IndexedField<Record>]
+    private let database: Mutex<any DatabaseWriter>
+
+    init(storePath: String) throws {
+        path = (storePath as NSString).appendingPathComponent(Self.fileName)
+        fields = Record.indexedFields
+        database = Mutex(try Self.open(path, fields: fields))
+    }
+
+    // MARK: Answering queries
+
+    /// The query's records at the fork's head, or nil when the index cannot answer it.
+    func records(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> [Record]? {
+        guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
+        let (head, rows) = try withFreshRows(of: fork, in: store) { db in
+            try Row.fetchAll(db, sql: sql, arguments: arguments).map { (path: $0[0] as String, blob: $0[1] as String) }
+        }
+        return try store.records(stored: rows, at: head)
+    }
+
+    /// How many records match the query's filters, or nil when the index cannot answer it.
+    func count(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> Int? {
+        guard let (sql, arguments) = select("COUNT(*)", for: query, in: fork, paged: false) else { return nil }
+        return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
+    }
+
+    /// Brings the fork's rows to its head (see the type's discussion) and returns the head.
+    @discardableResult
+    func refresh(_ fork: Fork, of store: RecordStore<Record>) throws -> CommitID {
+        try withFreshRows(of: fork, in: store) { _ in () }.0
+    }
+
+    /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
+    /// kind it needs.
+    private func select(_ columns: String, for query: RecordQuery<Record>, in fork: Fork, paged: Bool) -> (String, StatementArguments)? {
+        var conditions = ["fork = ?"]
+        var arguments: [DatabaseValue] = [fork.name.databaseValue]
+        for filter in query.filters {
+            guard let position = fields.firstIndex(where: { $0.keyPath == filter.keyPath }) else { return nil }
+            let column = "f\(position)"
+            switch (filter.condition, fields[position].isCollection) {
+            case (.contains(let value), true):
+                conditions.append("path IN (SELECT path FROM items WHERE fork = ? AND field = ? AND value = ?)")
+                arguments += [fork.name.databaseValue, position.databaseValue, value.databaseValue]
+            case (.equals(let value), false):
+                conditions.append("\(column) IS ?")
+                arguments.append(value.databaseValue)
+            case (.below(let value, let inclusive), false):
+                conditions.append("\(column) \(inclusive ? "<=" : "<") ?")
+                arguments.append(value.databaseValue)
+            case (.above(let value, let inclusive), false):
+                conditions.append("\(column) \(inclusive ? ">=" : ">") ?")
+                arguments.append(value.databaseValue)
+            default:
+                return nil
+            }
+        }
+        var sql = "SELECT \(columns) FROM records WHERE " + conditions.joined(separator: " AND ")
+        if paged {
+            var order: [String] = []
+            for sort in query.sorts {
+                guard let position = fields.firstIndex(where: { $0.keyPath == sort.keyPath && !$0.isCollection }) else { return nil }
+                order.append("f\(position)" + (sort.descending ? " DESC" : ""))
+            }
+            sql += " ORDER BY " + (order + ["id"]).joined(separator: ", ")
+            if query.limit != nil || query.offset > 0 {
+                sql += " LIMIT ? OFFSET ?"
+                arguments += [(query.limit ?? -1).databaseValue, query.offset.databaseValue]
+            }
+        }
+        return (sql, StatementArguments(arguments))
+    }
+
+    // MARK: Keeping rows fresh
+
+    /// Runs `body` on rows that reflect the fork's head: read-only when they already do, in
+    /// one write transaction with the update when they do not. A damaged file is replaced and
+    /// the work done again.
+    private func withFreshRows<Result>(
+        of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
+    ) throws -> (CommitID, Result) {
+        let head = try store.readableHead(of: fork)
+        return try repairingDamage { database in
+            let fresh = try database.read { db -> Result? in
+                try self.indexedHead(of: fork, in: db) == head.hex ? body(db) : nil
+            }
+            if let fresh { return (head, fresh) }
+            return (head, try database.write { db in
+                try self.bring(fork, to: head, of: store, in: db)
+                return try body(db)
+            })
+        }
+    }
+
+    private func indexedHead(of fork: Fork, in db: Database) throws -> String? {
+        try String.fetchOne(db, sql: "SELECT commitID FROM heads WHERE fork = ?", arguments: [fork.name])
+    }
+
+    private func bring(_ fork: Fork, to head: CommitID, of store: RecordStore<Record>, in db: Database) throws {
+        let indexed = try indexedHead(of: fork, in: db)
+        guard indexed != head.hex else { return }
+        if let indexed, let old = CommitID(indexed), let changes = try store.indexableChanges(from: old, to: head) {
+            try apply(changes, to: fork, in: db)
+        } else if let (other, otherHead) = try nearestIndexedFork(to: fork, in: db),
+            let changes = try store.indexableChanges(from: otherHead, to: head)
+        {
+            try removeRows(of: fork, in: db)
+            try db.execute(sql: "INSERT INTO records SELECT ?, path, id, blob\(columnList) FROM records WHERE fork = ?", arguments: [fork.name, other])
+            try db.execute(sql: "INSERT INTO items SELECT ?, path, field, value FROM items WHERE fork = ?", arguments: [fork.name, other])
+            try apply(changes, to: fork, in: db)
+        } else {
+            try removeRows(of: fork, in: db)
+            try apply(IndexableChanges(saved: try store.indexableRecords(at: head), removed: []), to: fork, in: db)
+        }
+        try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.hex])
+    }
+
+    /// Another fork whose rows can start this one's (`main` when it is indexed).
+    private func nearestIndexedFork(to fork: Fork, in db: Database) throws -> (String, CommitID)? {
+        let rows = try Row.fetchAll(db, sql: "SELECT fork, commitID FROM heads WHERE fork != ? ORDER BY fork != 'main'", arguments: [fork.name])
+        return rows.lazy.compactMap { row -> (String, CommitID)? in
+            guard let id = CommitID(row[1] as String) else { return nil }
+            return (row[0], id)
+        }.first
+    }
+
+    private var columnList: String { fields.indices.map { ", f\($0)" }.joined() }
+
+    private func removeRows(of fork: Fork, in db: Database) throws {
+        try db.execute(sql: "DELETE FROM records WHERE fork = ?", arguments: [fork.name])
+        try db.execute(sql: "DELETE FROM items WHERE fork = ?", arguments: [fork.name])
+    }
+
+    private func apply(_ changes: IndexableChanges<Record>, to fork: Fork, in db: Database) throws {
+        let deleteRecord = try db.cachedStatement(sql: "DELETE FROM records WHERE fork = ? AND path = ?")
+        let deleteItems = try db.cachedStatement(sql: "DELETE FROM items WHERE fork = ? AND path = ?")
+        let placeholders = String(repeating: ", ?", count: fields.count)
+        let insertRecord = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?\(placeholders))")
+        let insertItem = try db.cachedStatement(sql: "INSERT OR IGNORE INTO items VALUES (?, ?, ?, ?)")
+        let forkName = fork.name.databaseValue
+        for path in changes.removed {
+            try deleteRecord.execute(arguments: [forkName, path])
+            try deleteItems.execute(arguments: [forkName, path])
+        }
+        for saved in changes.saved {
+            try deleteItems.execute(arguments: [forkName, saved.path])
+            var row: [DatabaseValue] = [forkName, saved.path.databaseValue, saved.record.id.databaseValue, saved.blob.databaseValue]
+            for (position, field) in fields.enumerated() {
+                let values = field.values(saved.record)
+                if field.isCollection {
+                    row.append(.null)
+                    for value in values {
+                        try insertItem.execute(arguments: [forkName, saved.path.databaseValue, position.databaseValue, value.databaseValue])
+                    }
+                } else {
+                    row.append(values.first?.databaseValue ?? .null)
+                }
+            }
+            try insertRecord.execute(arguments: StatementArguments(row))
+        }
+    }
+
+    // MARK: The file
+
+    /// Opens (or makes) the file with this build's schema; a file that is not a database or
+    /// is of another layout or field list is replaced. In memory when it cannot be written.
+    private static func open(_ path: String, fields: [IndexedField<Record>]) throws -> any DatabaseWriter {
+        var configuration = Configuration()
+        configuration.busyMode = .timeout(10)
+        configuration.label = "ForkStore index"
+        let database: any DatabaseWriter
+        do {
+            database = try DatabasePool(path: path, configuration: configuration)
+            try prepare(database, fields: fields)
+            return database
+        } catch let error as DatabaseError where isDamage(error) {
+            removeFiles(at: path)
+            do {
+                let database = try DatabasePool(path: path, configuration: configuration)
+                try prepare(database, fields: fields)
+                return database
+            } catch {
+                // Fall through to memory.
+            }
+        } catch {
+            // A read-only folder, say: fall through to memory.
+        }
+        let memory = try DatabaseQueue(configuration: configuration)
+        try prepare(memory, fields: fields)
+        return memory
+    }
+
+    /// What identifies the rows this build writes: the file's layout, the record type, its
+    /// model version and its indexed fields.
+    private static func signature(of fields: [IndexedField<Record>]) -> String {
+        let list = fields.map { "\($0.name)\($0.isCollection ? "[]" : "")" }.joined(separator: ",")
+        return "layout \(layoutVersion); \(String(reflecting: Record.self)) v\(Record.modelVersion); fields \(list)"
+    }
+
+    private static func prepare(_ database: any DatabaseWriter, fields: [IndexedField<Record>]) throws {
+        let signature = signature(of: fields)
+        try database.write { db in
+            if try db.tableExists("meta"),
+                try String.fetchOne(db, sql: "SELECT value FROM meta WHERE key = 'signature'") == signature
+            {
+                return
+            }
+            for table in ["meta", "heads", "records", "items"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
+            let columns = fields.indices.map { ", f\($0)" }.joined()
+            try db.execute(sql: """
+                CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+                CREATE TABLE heads (fork TEXT PRIMARY KEY, commitID TEXT NOT NULL);
+                CREATE TABLE records (
+                    fork TEXT NOT NULL, path TEXT NOT NULL, id TEXT NOT NULL, blob TEXT NOT NULL\(columns),
+                    PRIMARY KEY (fork, path)) WITHOUT ROWID;
+                CREATE TABLE items (
+                    fork TEXT NOT NULL, path TEXT NOT NULL, field INTEGER NOT NULL, value,
+                    PRIMARY KEY (fork, path, field, value)) WITHOUT ROWID;
+                CREATE INDEX items_by_value ON items (fork, field, value);
+                CREATE INDEX records_by_id ON records (fork, id);
+                """)
+            for (position, field) in fields.enumerated() where !field.isCollection {
+                try db.execute(sql: "CREATE INDEX records_by_f\(position) ON records (fork, f\(position), id)")
+            }
+            try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('signature', ?)", arguments: [signature])
+        }
+    }
+
+    /// Runs `work` on the database; when it finds the file damaged, replaces the file and runs
+    /// `work` once more (the new file is rebuilt from git as it goes).
+    private func repairingDamage<Result>(_ work: (any DatabaseWriter) throws -> Result) throws -> Result {
+        let current = database.withLock { $0 }
+        do {
+            return try work(current)
+        } catch let error as DatabaseError where Self.isDamage(error) {
+            let replacement = try database.withLock { database -> any DatabaseWriter in
+                try? (database as? DatabasePool)?.close()
+                Self.removeFiles(at: path)
+                database = try Self.open(path, fields: fields)
+                return database
+            }
+            return try work(replacement)
+        }
+    }
+
+    private static func isDamage(_ error: DatabaseError) -> Bool {
+        [ResultCode.SQLITE_CORRUPT, .SQLITE_NOTADB].contains(error.resultCode)
+    }
+
+    private static func removeFiles(at path: String) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+extension IndexValue {
+    var databaseValue: DatabaseValue {
+        switch self {
+        case .null: .null
+        case .integer(let value): value.databaseValue
+        case .real(let value): value.databaseValue
+        case .text(let value): value.databaseValue
+        }
+    }
+}

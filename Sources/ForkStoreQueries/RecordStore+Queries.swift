@@ -1,0 +1,51 @@
+import ForkStore
+
+extension RecordStore where Record: IndexedRecord {
+    /// The records a query finds on a fork, in its order.
+    ///
+    /// Answered from the collection's index (see ``RecordQuery``), which is first brought to the
+    /// fork's head from the tree difference since it was last used: after a one-record commit
+    /// that reads one record. A query on fields that are not indexed scans the fork instead.
+    /// Damaged record files are left out (``recordsAndProblems(in:)`` names them).
+    public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) throws -> [Record] {
+        if let found = try index().records(matching: query, in: fork, of: self) { return found }
+        return query.page(of: try scan(query, in: fork))
+    }
+
+    /// How many records on a fork pass a query's filters (its limit and offset aside).
+    public func count(matching query: RecordQuery<Record>, in fork: Fork = .main) throws -> Int {
+        if let count = try index().count(matching: query, in: fork, of: self) { return count }
+        return try scan(query, in: fork).count
+    }
+
+    /// Brings the fork's index to its head now (a first use builds it), so that the next query
+    /// is fast; queries do this themselves when needed.
+    public func refreshIndex(of fork: Fork = .main) throws {
+        try index().refresh(fork, of: self)
+    }
+
+    /// Every matching record, sorted: the answer when the index cannot give it.
+    private func scan(_ query: RecordQuery<Record>, in fork: Fork) throws -> [Record] {
+        var matching: [Record] = []
+        try forEachRecord(in: fork, onProblem: { _ in }) { record in
+            if query.matches(record) { matching.append(record) }
+        }
+        return matching.sorted(by: query.precedes)
+    }
+
+    func index() throws -> RecordIndex<Record> {
+        try engine.companion("ForkStoreQueries.RecordIndex") { try RecordIndex<Record>(storePath: path) }
+    }
+}
+
+extension RecordStore where Record: IndexedRecord {
+    /// ``query(_:in:)`` on one of ForkStore's own threads, leaving the caller's actor free.
+    public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) async throws -> [Record] {
+        try await engine.perform { try self.query(query, in: fork) }
+    }
+
+    /// ``count(matching:in:)`` on one of ForkStore's own threads.
+    public func count(matching query: RecordQuery<Record>, in fork: Fork = .main) async throws -> Int {
+        try await engine.perform { try self.count(matching: query, in: fork) }
+    }
+}

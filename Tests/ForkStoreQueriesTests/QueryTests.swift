@@ -1,0 +1,242 @@
+import ForkStore
+import ForkStoreQueries
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// A small seeded generator, so a failing sequence can be replayed.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
+
+/// The queries every comparison runs: indexed filters of each kind, sorts both ways, pages,
+/// and one on a field that is not indexed (answered by a scan).
+let sampleQueries: [(name: String, query: RecordQuery<IndexedItem>, expected: @Sendable ([IndexedItem]) -> [IndexedItem])] = {
+    let cutoff = Date(timeIntervalSinceReferenceDate: 500)
+    @Sendable func byID(_ a: IndexedItem, _ b: IndexedItem) -> Bool { a.id.utf8.lexicographicallyPrecedes(b.id.utf8) }
+    @Sendable func due(_ item: IndexedItem) -> Double { item.due?.timeIntervalSinceReferenceDate ?? -.infinity }
+    return [
+        ("all", RecordQuery(), { $0.sorted(by: byID) }),
+        ("tag red by due, 5", RecordQuery().filter(\.tags, contains: "red").sorted(by: \.due).limit(5), { items in
+            Array(items.filter { $0.tags.contains("red") }.sorted { due($0) != due($1) ? due($0) < due($1) : byID($0, $1) }.prefix(5))
+        }),
+        ("due before cutoff", RecordQuery().filter(\.due, lessThan: cutoff), { items in
+            items.filter { $0.due.map { $0 < cutoff } ?? false }.sorted(by: byID)
+        }),
+        ("no due date", RecordQuery().filter(\.due, equals: nil), { items in items.filter { $0.due == nil }.sorted(by: byID) }),
+        ("priority 2...4 by priority desc then title", RecordQuery().filter(\.priority, atLeast: 2).filter(\.priority, atMost: 4)
+            .sorted(by: \.priority, descending: true).sorted(by: \.title), { items in
+            items.filter { (2...4).contains($0.priority) }.sorted {
+                $0.priority != $1.priority ? $0.priority > $1.priority
+                    : (!$0.title.utf8.elementsEqual($1.title.utf8) ? $0.title.utf8.lexicographicallyPrecedes($1.title.utf8) : byID($0, $1))
+            }
+        }),
+        ("title equals, page 2", RecordQuery().filter(\.title, equals: "b").limit(3, offset: 3), { items in
+            Array(items.filter { $0.title.utf8.elementsEqual("b".utf8) }.sorted(by: byID).dropFirst(3).prefix(3))
+        }),
+        ("not indexed: note", RecordQuery().filter(\.note, equals: "x").sorted(by: \.priority), { items in
+            items.filter { $0.note == "x" }.sorted { $0.priority != $1.priority ? $0.priority < $1.priority : byID($0, $1) }
+        }),
+    ]
+}()
+
+/// Checks every sample query, and its count, against the same query worked out from a full
+/// listing of the fork.
+func expectIndexAgreesWithAScan(_ store: RecordStore<IndexedItem>, in fork: Fork = .main, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    let all = try store.records(in: fork)
+    for sample in sampleQueries {
+        let found = try store.query(sample.query, in: fork)
+        let expected = sample.expected(all)
+        #expect(found.map(\.id) == expected.map(\.id), "\(sample.name) on \(fork)", sourceLocation: sourceLocation)
+        if found.map(\.id) == expected.map(\.id) {
+            #expect(found == expected, "\(sample.name) on \(fork): records", sourceLocation: sourceLocation)
+        }
+        let counted = try store.count(matching: sample.query.limit(Int.max), in: fork)
+        let expectedCount = sample.expected(all).count
+        if sample.query.limit == nil { #expect(counted == expectedCount, "count of \(sample.name)", sourceLocation: sourceLocation) }
+    }
+}
+
+func randomItem(_ random: inout SplitMix, id: String) -> IndexedItem {
+    let titles = ["a", "b", "c", "B", "é", "e\u{301}"]
+    let tags = ["red", "green", "blue"]
+    return IndexedItem(
+        id: id, title: titles.randomElement(using: &random)!, priority: Int.random(in: 0...5, using: &random),
+        due: Bool.random(using: &random) ? nil : Date(timeIntervalSinceReferenceDate: Double(Int.random(in: 0...1000, using: &random))),
+        tags: tags.filter { _ in Bool.random(using: &random) },
+        note: Bool.random(using: &random) ? "x" : "y")
+}
+
+@Suite("Queries through the derived index")
+struct QueryTests {
+    @Test(arguments: [1, 2, 3])
+    func theIndexAgreesWithAScanAfterRandomWritesMergesAndCrissCrosses(seed: UInt64) throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
+        var random = SplitMix(state: seed)
+        let ids = (0..<40).map { "item-\($0)" } + ["é", "e\u{301}", "a/b", " spaced "]
+        try store.save(ids.prefix(10).map { randomItem(&random, id: $0) })
+        _ = try store.createFork(Fork("phone"), from: .main)
+        for step in 0..<60 {
+            let fork = Bool.random(using: &random) ? Fork.main : try Fork("phone")
+            switch Int.random(in: 0..<10, using: &random) {
+            case 0...3:
+                try store.save(randomItem(&random, id: ids.randomElement(using: &random)!), to: fork)
+            case 4:
+                let present = try store.records(in: fork).map(\.id)
+                if let id = present.randomElement(using: &random) { try store.delete(id, from: fork) }
+            case 5, 6:
+                let present = Set(try store.records(in: fork).map(\.id))
+                try store.transaction(on: fork) { changes in
+                    for _ in 0..<Int.random(in: 1...6, using: &random) {
+                        let id = ids.randomElement(using: &random)!
+                        if Bool.random(using: &random) || !present.contains(id) {
+                            changes.save(randomItem(&random, id: id))
+                        } else {
+                            changes.delete(id)
+                        }
+                    }
+                }
+            case 7:
+                try store.merge(from: try Fork("phone"), into: .main)
+            case 8:
+                try store.merge(from: .main, into: try Fork("phone"))
+            default:
+                // Criss-cross: both merge from each other's old heads.
+                try store.merge(from: try Fork("phone"), into: .main)
+                try store.merge(from: .main, into: try Fork("phone"))
+            }
+            // Check now and then, so the index is brought forward across several commits too.
+            if step % 7 == 0 || step == 59 {
+                try expectIndexAgreesWithAScan(store, in: .main)
+                try expectIndexAgreesWithAScan(store, in: try Fork("phone"))
+            }
+        }
+        // A second store object over the same folder reads the same file.
+        try expectIndexAgreesWithAScan(try RecordStore<IndexedItem>.open(at: store.path))
+    }
+
+    @Test func aDeletedIndexIsRebuilt() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        let store = try RecordStore<IndexedItem>.create(at: path)
+        var random = SplitMix(state: 7)
+        try store.save((0..<50).map { randomItem(&random, id: "i\($0)") })
+        try expectIndexAgreesWithAScan(store)
+        let file = path + "/forkstore-index.sqlite"
+        #expect(FileManager.default.fileExists(atPath: file))
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        try store.save(randomItem(&random, id: "i3"))
+        try expectIndexAgreesWithAScan(try RecordStore<IndexedItem>.open(at: path))
+        #expect(FileManager.default.fileExists(atPath: file))
+    }
+
+    @Test(arguments: ["garbage", "truncated"])
+    func aDamagedIndexFileIsReplacedAndResultsStayRight(damage: String) throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        var random = SplitMix(state: 11)
+        do {
+            let store = try RecordStore<IndexedItem>.create(at: path)
+            try store.save((0..<300).map { randomItem(&random, id: "i\($0)") })
+            try store.refreshIndex()
+        }
+        let file = path + "/forkstore-index.sqlite"
+        for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+        if damage == "garbage" {
+            bytes = Data(repeating: 0x5A, count: bytes.count)
+        } else {
+            // Keep the header, wreck the pages after it.
+            bytes.replaceSubrange(100..<bytes.count, with: Data(repeating: 0xFF, count: bytes.count - 100))
+        }
+        try bytes.write(to: URL(fileURLWithPath: file))
+        let reopened = try RecordStore<IndexedItem>.open(at: path)
+        try expectIndexAgreesWithAScan(reopened)
+        #expect(try reopened.count(matching: RecordQuery()) == 300)
+    }
+
+    @Test func anIndexReflectingAnotherStoresCommitIsRebuilt() throws {
+        let folder = TemporaryFolder()
+        var random = SplitMix(state: 5)
+        let one = try RecordStore<IndexedItem>.create(at: folder.child("one"))
+        let two = try RecordStore<IndexedItem>.create(at: folder.child("two"))
+        try one.save((0..<30).map { randomItem(&random, id: "one-\($0)") })
+        try two.save((0..<20).map { randomItem(&random, id: "two-\($0)") })
+        try one.refreshIndex()
+        // Copy one's index into two: its commit is not in two's history.
+        let reopenedPath = folder.child("two")
+        try two.refreshIndex()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: reopenedPath + "/forkstore-index.sqlite" + suffix) }
+        try FileManager.default.copyItem(atPath: folder.child("one") + "/forkstore-index.sqlite", toPath: reopenedPath + "/forkstore-index.sqlite")
+        for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.child("one") + "/forkstore-index.sqlite" + suffix) {
+            try FileManager.default.copyItem(
+                atPath: folder.child("one") + "/forkstore-index.sqlite" + suffix, toPath: reopenedPath + "/forkstore-index.sqlite" + suffix)
+        }
+        let reopened = try RecordStore<IndexedItem>.open(at: reopenedPath)
+        #expect(try reopened.count(matching: RecordQuery()) == 20)
+        try expectIndexAgreesWithAScan(reopened)
+    }
+
+    @Test func anIndexKilledMidUpdateIsFoundStaleAndRepaired() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        var random = SplitMix(state: 3)
+        let store = try RecordStore<IndexedItem>.create(at: path)
+        try store.save((0..<200).map { randomItem(&random, id: "i\($0)") })
+        try store.refreshIndex()
+        for round in 0..<4 {
+            // A large change, so the writer is killed while it applies it.
+            try store.transaction { changes in
+                for index in 0..<2000 { changes.save(randomItem(&random, id: "r\(round)-\(index)")) }
+            }
+            let acknowledged = try runStressWriter(["index", path], killAfter: 1, delay: Double(round) * 0.04)
+            #expect(acknowledged.first == "start")
+            let reopened = try RecordStore<IndexedItem>.open(at: path)
+            try expectIndexAgreesWithAScan(reopened)
+        }
+    }
+
+    @Test func recordsOfAnOlderModelVersionAreIndexedAsMigrated() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        let old = try RecordStore<Version1Item>.create(at: path)
+        try old.save([Version1Item(id: "a", name: "first", urgent: true), Version1Item(id: "b", name: "second", urgent: false)])
+        let store = try RecordStore<MigratedItem>.open(at: path)
+        let urgent = try store.query(RecordQuery<MigratedItem>().filter(\.priority, equals: 5))
+        #expect(urgent.map(\.id) == ["a"])
+        #expect(try store.query(RecordQuery<MigratedItem>().sorted(by: \.title, descending: true)).map(\.title) == ["second", "first"])
+        try store.save(MigratedItem(id: "c", title: "third", priority: 5))
+        #expect(try store.query(RecordQuery<MigratedItem>().filter(\.priority, equals: 5)).map(\.id) == ["a", "c"])
+    }
+}
+
+struct Version1Item: Resource, Identifiable {
+    static let modelVersion = 1
+    var id: String
+    var name: String
+    var urgent: Bool
+}
+
+struct MigratedItem: IndexedRecord, Equatable {
+    static let modelVersion = 2
+    static let migrationPlan = MigrationPlan([
+        .custom(from: 1, to: 2) { json, _ in
+            json["title"] = json["name"]
+            json["priority"] = .number(json["urgent"] == .bool(true) ? "5" : "1")
+            json["name"] = nil
+            json["urgent"] = nil
+        }
+    ])
+    static let indexedFields: [IndexedField<MigratedItem>] = [.field("title", \.title), .field("priority", \.priority)]
+    var id: String
+    var title: String
+    var priority: Int
+}
