@@ -1,0 +1,113 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreQueries
+import ForkStoreTestSupport
+import Foundation
+import Observation
+import Synchronization
+import Testing
+
+@Suite("Live results")
+struct LiveResultsTests {
+    static let redByDue = RecordQuery<IndexedItem>().filter(\.tags, contains: "red").sorted(by: \.due)
+
+    @Test func aSyncThatBringsInAMatchingRecordYieldsIt() async throws {
+        let folder = TemporaryFolder()
+        let remote = folder.child("remote.git")
+        #expect(try git("init", "--bare", "-q", "-b", "main", remote).status == 0)
+        let phone = try RecordStore<IndexedItem>.create(at: folder.child("phone"))
+        let laptop = try RecordStore<IndexedItem>.create(at: folder.child("laptop"))
+        let phoneSync = Exchange(records: phone, remote: try Remote(remote))
+        let laptopSync = Exchange(records: laptop, remote: try Remote(remote))
+        try await phone.save(IndexedItem(id: "first", title: "on the phone", tags: ["red"]))
+        try await phoneSync.sync()
+        try await laptopSync.sync()
+
+        var answers = laptop.results(of: Self.redByDue).makeAsyncIterator()
+        #expect(try await answers.next()?.map(\.id) == ["first"])
+
+        try await phone.save(IndexedItem(id: "second", title: "red, from the phone", tags: ["red", "blue"]))
+        try await phone.save(IndexedItem(id: "third", title: "not red", tags: ["green"]))
+        try await phoneSync.sync()
+        try await laptopSync.sync()
+        #expect(try await answers.next()?.map(\.id) == ["first", "second"])
+    }
+
+    @Test func aBurstOfWritesYieldsABoundedNumberOfAnswersEndingWithTheLast() async throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
+        let answers = Mutex<[[String]]>([])
+        let consumer = Task {
+            for try await records in store.results(of: Self.redByDue) {
+                answers.withLock { $0.append(records.map(\.id)) }
+                if records.count == 100 { return }
+                // A slow screen: answers wait to be taken.
+                try await Task.sleep(for: .milliseconds(20))
+            }
+        }
+        for index in 0..<100 {
+            try await store.save(IndexedItem(id: String(format: "item-%03d", index), title: "t", tags: ["red"]))
+        }
+        try await consumer.value
+        let all = answers.withLock { $0 }
+        #expect(all.last?.count == 100)
+        #expect(all.count < 40, "\(all.count) answers for 100 writes")
+    }
+
+    @Test func theSequenceEndsWhenItsTaskIsCancelled() async throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
+        let consumer = Task {
+            var count = 0
+            for try await _ in store.results(of: RecordQuery()) { count += 1 }
+            return count
+        }
+        try await Task.sleep(for: .milliseconds(100))
+        consumer.cancel()
+        let answers = try await consumer.value
+        #expect(answers <= 1)
+    }
+
+    @MainActor
+    @Test func theObservableModelFollowsTheStore() async throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
+        try await store.save(IndexedItem(id: "a", title: "first", tags: ["red"]))
+        let live = LiveQuery(store, Self.redByDue)
+        #expect(live.isLoading)
+        try await waitForChange(of: live) { $0.records.map(\.id) == ["a"] }
+        #expect(!live.isLoading)
+
+        try await store.save(IndexedItem(id: "b", title: "second", due: Date(timeIntervalSinceReferenceDate: 0), tags: ["red"]))
+        try await waitForChange(of: live) { $0.records.map(\.id) == ["a", "b"] }
+        try await store.delete("a")
+        try await waitForChange(of: live) { $0.records.map(\.id) == ["b"] }
+        #expect(live.error == nil)
+    }
+
+    /// Waits, through Observation, until `condition` holds for the model.
+    @MainActor
+    private func waitForChange(
+        of live: LiveQuery<IndexedItem>, until condition: @escaping @MainActor (LiveQuery<IndexedItem>) -> Bool
+    ) async throws {
+        for _ in 0..<50 {
+            if condition(live) { return }
+            let changed = AsyncStream<Void>.makeStream()
+            withObservationTracking {
+                _ = live.records
+                _ = live.isLoading
+            } onChange: {
+                changed.continuation.yield()
+            }
+            let timeout = Task {
+                try await Task.sleep(for: .seconds(5))
+                changed.continuation.finish()
+            }
+            var iterator = changed.stream.makeAsyncIterator()
+            let observed = await iterator.next() != nil
+            timeout.cancel()
+            try #require(observed, "no change observed within 5 s; records: \(live.records.map(\.id))")
+        }
+        Issue.record("the condition never held; records: \(live.records.map(\.id))")
+    }
+}
