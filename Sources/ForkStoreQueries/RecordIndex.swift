@@ -37,13 +37,13 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     // MARK: Answering queries
 
-    /// The query's records at the fork's head, or nil when the index cannot answer it.
-    func records(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> [Record]? {
+    /// Where the query's records are stored, in its order, and the head they were read at;
+    /// nil when the index cannot answer the query.
+    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (CommitID, [(path: String, blob: String)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
-        let (head, rows) = try withFreshRows(of: fork, in: store) { db in
+        return try withFreshRows(of: fork, in: store) { db in
             try Row.fetchAll(db, sql: sql, arguments: arguments).map { (path: $0[0] as String, blob: $0[1] as String) }
         }
-        return try store.records(stored: rows, at: head)
     }
 
     /// How many records match the query's filters, or nil when the index cannot answer it.

@@ -8,8 +8,19 @@ extension RecordStore where Record: IndexedRecord {
     /// that reads one record. A query on fields that are not indexed scans the fork instead.
     /// Damaged record files are left out (``recordsAndProblems(in:)`` names them).
     public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) throws -> [Record] {
-        if let found = try index().records(matching: query, in: fork, of: self) { return found }
-        return query.page(of: try scan(query, in: fork))
+        var found: [Record] = []
+        try forEachRecord(matching: query, in: fork) { found.append($0) }
+        return found
+    }
+
+    /// Calls `body` with each record a query finds, in its order, decoding a batch at a time:
+    /// memory stays bounded however many records match (when the index answers the query).
+    public func forEachRecord(matching query: RecordQuery<Record>, in fork: Fork = .main, _ body: (Record) throws -> Void) throws {
+        if let (head, rows) = try index().rows(matching: query, in: fork, of: self) {
+            try forEachStored(rows, at: head, body)
+        } else {
+            try query.page(of: try scan(query, in: fork)).forEach(body)
+        }
     }
 
     /// How many records on a fork pass a query's filters (its limit and offset aside).

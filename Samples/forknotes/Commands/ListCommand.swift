@@ -1,33 +1,62 @@
 import ArgumentParser
 import ForkStore
+import ForkStoreQueries
+import Foundation
 
 struct ListCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "list",
         abstract: "List the notes on a fork.",
         discussion: """
-            Example: forknotes list --store notes --fork phone --json
-            With --json, prints an array of notes with id, title, body, tags and done, and
-            completedAt and due when set. A note file that cannot be read is named on standard
-            error and the exit code is 1; the other notes are listed.
+            Example: forknotes list --store notes --tag work --due-before 2026-12-01 --sort due --limit 20
+            Notes are found through the store's query index (a cache beside the repository,
+            rebuilt by itself when missing). With --json, prints an array of notes with id,
+            title, body, tags, done, and completedAt and due when set, written as it is read.
+            A note file that cannot be read is named on standard error and the exit code is 1;
+            the other notes are listed.
             """)
+
+    enum Order: String, ExpressibleByArgument, CaseIterable {
+        case title, due, id
+    }
 
     @OptionGroup var location: StoreLocation
     @OptionGroup var selection: ForkSelection
+    @OptionGroup var filter: NoteFilter
+
+    @Option(help: "Order: title, due (soonest first, undated first) or id. Default: title, or id with --json.")
+    var sort: Order?
+
+    @Option(help: ArgumentHelp("At most this many notes.", valueName: "n")) var limit: Int?
 
     @Flag(help: "Print JSON instead of lines.") var json = false
 
+    func validate() throws {
+        if let limit, limit < 0 { throw ValidationError("--limit must be 0 or more.") }
+    }
+
     func run() throws {
         let store = try location.open()
-        let (notes, problems) = try store.recordsAndProblems(in: try selection.parsed())
-        if json {
-            print(try NotesJSON.encode(notes.sorted { $0.id < $1.id }))
-        } else {
-            for note in notes.sorted(by: { ($0.title, $0.id) < ($1.title, $1.id) }) {
-                print(note.line)
-            }
+        let fork = try selection.parsed()
+        var query = try filter.query()
+        switch sort ?? (json ? .id : .title) {
+        case .title: query = query.sorted(by: \.title)
+        case .due: query = query.sorted(by: \.due)
+        case .id: break
         }
-        // One damaged note does not hide the others: it is named on standard error.
+        if let limit { query = query.limit(limit) }
+
+        var listed = 0
+        let output = JSONArrayWriter(enabled: json)
+        try store.forEachRecord(matching: query, in: fork) { note in
+            listed += 1
+            if json { try output.write(NoteJSON(note)) } else { print(note.line) }
+        }
+        output.finish()
+
+        // Damaged note files are not in the index; a full listing finds them by its count.
+        guard filter.isEmpty, limit == nil, listed < (try store.count(in: fork)) else { return }
+        let problems = try store.recordsAndProblems(in: fork).problems
         for problem in problems {
             Terminal.printError("damaged note file \(problem)")
         }
@@ -35,5 +64,27 @@ struct ListCommand: ParsableCommand {
             Terminal.printError("\(problems.count) note file(s) could not be read; see: forknotes doctor --store \(location.path)")
             throw ExitCode.failure
         }
+    }
+}
+
+/// Prints a JSON array one element at a time, so a long listing is never held in memory.
+final class JSONArrayWriter {
+    private let enabled: Bool
+    private var count = 0
+    private let encoder = NoteJSON.encoder
+
+    init(enabled: Bool) { self.enabled = enabled }
+
+    func write(_ element: some Encodable) throws {
+        let text = String(decoding: try encoder.encode(element), as: UTF8.self)
+        // Indent the element as the array's pretty-printed form would.
+        let indented = text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
+        print(count == 0 ? "[\n" + indented : ",\n" + indented, terminator: "")
+        count += 1
+    }
+
+    func finish() {
+        guard enabled else { return }
+        print(count == 0 ? "[\n\n]" : "\n]")
     }
 }

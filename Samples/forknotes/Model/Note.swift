@@ -1,5 +1,6 @@
 import ForkStore
 import ForkStoreMerge
+import ForkStoreQueries
 import Foundation
 
 /// One note: the record the sample app keeps.
@@ -11,7 +12,7 @@ import Foundation
 ///
 /// Merging: `title`, `completedAt` and `due` by last-writer-wins (per property), `body` as text
 /// (both sides' edits kept when they touch different words), `tags` as an add-wins set.
-struct Note: Resource, PropertyMergeable, Hashable, Identifiable {
+struct Note: IndexedRecord, PropertyMergeable, Hashable {
     /// Read from the environment once per process (building the environment is not free).
     static let modelVersion = ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] == "1" ? 1 : 2
 
@@ -24,6 +25,14 @@ struct Note: Resource, PropertyMergeable, Hashable, Identifiable {
             json["done"] = nil
         }
     ])
+
+    /// What `list` and `count` filter and sort by, kept in the store's query index.
+    static let indexedFields: [IndexedField<Note>] = [
+        .field("title", \.title),
+        .field("due", \.due),
+        .field("completedAt", \.completedAt),
+        .each("tag", \.tags),
+    ]
 
     static let mergeProperties = PropertyMerges<Note>()
         .text(\.body)

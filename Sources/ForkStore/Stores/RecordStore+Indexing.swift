@@ -68,8 +68,11 @@ extension RecordStore {
         return changes
     }
 
-    /// Decodes records by the blobs an index holds for them, as read at `head`, in order.
-    package func records(stored: [(path: String, blob: String)], at head: CommitID) throws -> [Record] {
+    /// Decodes records by the blobs an index holds for them, as read at `head`, and calls
+    /// `body` with each in order, a batch at a time (memory stays bounded however many).
+    package func forEachStored(
+        _ stored: [(path: String, blob: String)], at head: CommitID, _ body: (Record) throws -> Void
+    ) throws {
         let commit = try engine.read { session in try session.existingCommit(head) }
         var entries: [(path: String, id: ObjectID)] = []
         entries.reserveCapacity(stored.count)
@@ -79,9 +82,6 @@ extension RecordStore {
             }
             entries.append((item.path, id))
         }
-        var records: [Record] = []
-        records.reserveCapacity(entries.count)
-        try decodeEntries(entries, origin: DataOrigin(commit)) { _, result in records.append(try result.get()) }
-        return records
+        try decodeEntries(entries, origin: DataOrigin(commit)) { _, result in try body(try result.get()) }
     }
 }
