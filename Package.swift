@@ -82,7 +82,7 @@ let package = Package(
         // Record collection benchmarks against a raw-libgit2 baseline, printed as a table.
         .executableTarget(
             name: "forkstore-record-benchmarks",
-            dependencies: ["ForkStore", "ForkStoreGit"],
+            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreQueries"],
             path: "Benchmarks/RecordTable"
         ),
         // Sync benchmarks over a path, git daemon, smart HTTP and sshd, against raw libgit2 and

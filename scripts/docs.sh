@@ -8,7 +8,7 @@ bash scripts/setup.sh
 swift build --build-tests >&2
 swift package dump-symbol-graph --minimum-access-level public >&2
 graphs=$(swift build --show-bin-path)/../symbolgraph
-for module in ForkStore ForkStoreMerge ForkStoreExchange; do
+for module in ForkStore ForkStoreMerge ForkStoreExchange ForkStoreQueries; do
   only=".build/docs/$module-symbols"
   rm -rf "$only"
   mkdir -p "$only"

@@ -1,6 +1,6 @@
 // Record collection benchmarks, printed as a table:
 //
-//   forkstore-record-benchmarks [--sizes 1000,10000,100000] [--repeats 30]
+//   forkstore-record-benchmarks [--sizes 1000,10000,100000] [--repeats 30] [--queries-only]
 //
 // For each N: open, one-record update committed, one-record read, a batch of 100 updates, a
 // 10-versus-10 merge, count, reading all records, peak memory, bytes on disk per record and
@@ -190,6 +190,8 @@ func importRow(_ size: Int, root: String) throws -> [String] {
 }
 
 let (sizes, repeats) = arguments()
+/// `--queries-only`: print only the query table (no forknotes figures).
+let queriesOnly = CommandLine.arguments.contains("--queries-only")
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("forkstore-bench-\(UUID().uuidString.prefix(6))").path
 defer { try? FileManager.default.removeItem(atPath: root) }
 let forknotes = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("forknotes").path
@@ -197,7 +199,7 @@ let forknotes = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathC
 var rows: [[String]] = []
 var commitAtFirstSize: Double?
 var forknotesEditAtFirstSize: Double?
-for size in sizes {
+for size in sizes where !queriesOnly {
     let path = "\(root)/n\(size)"
     let store = try RecordStore<Item>.create(at: path)
     for start in stride(from: 0, to: size, by: 10_000) {
@@ -319,5 +321,10 @@ printTable([
 print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N); in-memory commit: the physical limit, \(repeats) commits into memory written as one pack with the reference moved once, per commit")
 print()
 printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
-           try sizes.map { try importRow($0, root: root) })
+           try (queriesOnly ? [] : sizes).map { try importRow($0, root: root) })
 print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 8 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")
+print()
+printTable(["N", "read all ms", "index build ms", "build/read all", "first query ms", "tag+due+limit20 ms", "count ms",
+            "update after commit ms", "update after merge10v10 ms", "list --json s", "list --json MB", "list --limit 20 ms"],
+           try sizes.map { try queryRow($0, root: root, repeats: repeats, forknotes: forknotes) })
+print("queries: ForkStoreQueries over a record collection with an indexed title, due date and tag set; first query: open a new store object over the built index and run tag = X, sorted by due, limit 20; update: bringing the index to the head after a one-record commit / a 10-versus-10 merge; forknotes: the release binary over the store the first table made (list --limit 20 includes process start)")

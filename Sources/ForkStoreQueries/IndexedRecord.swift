@@ -1,7 +1,7 @@
 import ForkStore
 
 /// A record type whose collection keeps a derived index of some of its fields, so that
-/// ``ForkStore/RecordStore/query(_:in:)`` filters, sorts and counts without decoding every
+/// `RecordStore.query(_:in:)` filters, sorts and counts without decoding every
 /// record.
 ///
 /// ```swift

@@ -42,13 +42,23 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (CommitID, [(path: String, blob: String)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
         return try withFreshRows(of: fork, in: store) { db in
-            try Row.fetchAll(db, sql: sql, arguments: arguments).map { (path: $0[0] as String, blob: $0[1] as String) }
+            var rows: [(path: String, blob: String)] = []
+            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
+            while let row = try cursor.next() { rows.append((row[0], row[1])) }
+            return rows
         }
     }
 
     /// How many records match the query's filters, or nil when the index cannot answer it.
     func count(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> Int? {
-        guard let (sql, arguments) = select("COUNT(*)", for: query, in: fork, paged: false) else { return nil }
+        guard var (sql, arguments) = select("COUNT(*)", for: query, in: fork, paged: false) else { return nil }
+        // One containment filter alone: count its entries, without visiting the records.
+        if query.filters.count == 1, case .contains(let value) = query.filters[0].condition,
+            let position = fields.firstIndex(where: { $0.keyPath == query.filters[0].keyPath && $0.isCollection })
+        {
+            sql = "SELECT COUNT(*) FROM items WHERE fork = ? AND field = ? AND value = ?"
+            arguments = [fork.name, position, value.databaseValue]
+        }
         return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
@@ -139,6 +149,9 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         } else {
             try removeRows(of: fork, in: db)
             try apply(IndexableChanges(saved: try store.indexableRecords(at: head), removed: []), to: fork, in: db)
+            // Statistics let SQLite choose between a field's index and a tag's entries: without
+            // them it may walk a whole sort index to find 20 rows of a rare tag.
+            try db.execute(sql: "ANALYZE")
         }
         try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.hex])
     }

@@ -6,7 +6,7 @@ extension RecordStore where Record: IndexedRecord {
     /// Answered from the collection's index (see ``RecordQuery``), which is first brought to the
     /// fork's head from the tree difference since it was last used: after a one-record commit
     /// that reads one record. A query on fields that are not indexed scans the fork instead.
-    /// Damaged record files are left out (``recordsAndProblems(in:)`` names them).
+    /// Damaged record files are left out (`recordsAndProblems(in:)` names them).
     public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) throws -> [Record] {
         var found: [Record] = []
         try forEachRecord(matching: query, in: fork) { found.append($0) }
@@ -50,12 +50,12 @@ extension RecordStore where Record: IndexedRecord {
 }
 
 extension RecordStore where Record: IndexedRecord {
-    /// ``query(_:in:)`` on one of ForkStore's own threads, leaving the caller's actor free.
+    /// `query(_:in:)` on one of ForkStore's own threads, leaving the caller's actor free.
     public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) async throws -> [Record] {
         try await engine.perform { try self.query(query, in: fork) }
     }
 
-    /// ``count(matching:in:)`` on one of ForkStore's own threads.
+    /// `count(matching:in:)` on one of ForkStore's own threads.
     public func count(matching query: RecordQuery<Record>, in fork: Fork = .main) async throws -> Int {
         try await engine.perform { try self.count(matching: query, in: fork) }
     }
