@@ -79,17 +79,23 @@ let package = Package(
             dependencies: ["ForkStore", "ForkStoreQueries"],
             path: "Tests/Support"
         ),
+        // What both benchmark tables write: the record and the raw-libgit2 baseline write.
+        .target(
+            name: "BenchmarkSupport",
+            dependencies: ["ForkStore", "ForkStoreGit"],
+            path: "Benchmarks/Support"
+        ),
         // Record collection benchmarks against a raw-libgit2 baseline, printed as a table.
         .executableTarget(
             name: "forkstore-record-benchmarks",
-            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreQueries"],
+            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreQueries"],
             path: "Benchmarks/RecordTable"
         ),
         // Sync benchmarks over a path, git daemon, smart HTTP and sshd, against raw libgit2 and
         // the git command line, printed as a table.
         .executableTarget(
             name: "forkstore-sync-benchmarks",
-            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
+            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
             path: "Benchmarks/SyncTable"
         ),
         // A writer process for the multi-process and crash tests.

@@ -78,14 +78,3 @@ func queryRow(_ size: Int, root: String, repeats: Int, forknotes: String) throws
         format(count), format(update), format(merge), format(listJSON.seconds), format(listJSON.peakMB), format(listLimit),
     ]
 }
-
-/// The median of `repeats` runs of `body`, which returns the part of its run to count.
-func medianOfParts(_ repeats: Int, _ body: (Int) throws -> Duration) rethrows -> Double {
-    var samples: [Double] = []
-    for index in 0..<repeats {
-        let elapsed = try body(index)
-        samples.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
-    }
-    samples.sort()
-    return samples[samples.count / 2]
-}

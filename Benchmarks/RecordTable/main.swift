@@ -11,27 +11,13 @@
 // one. A second table imports N records (batches of 1,000) in a child process, beside
 // `git fast-import` of the same records tree (checked equal): time, peak memory, bytes and
 // files.
+import BenchmarkSupport
 import ForkStore
 import ForkStoreGit
 import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-
-struct Item: Resource, Identifiable, Equatable {
-    static let modelVersion = 1
-    var id: String
-    var title: String
-    var body: String
-    var count: Int
-
-    /// About 200 bytes encoded.
-    static func make(_ index: Int, revision: Int = 0) -> Item {
-        Item(
-            id: "item-\(index)", title: "Item number \(index), revision \(revision)",
-            body: String(repeating: "lorem ipsum ", count: 8) + "\(index)", count: revision)
-    }
-}
 
 func arguments() -> (sizes: [Int], repeats: Int) {
     var sizes = [1_000, 10_000, 100_000], repeats = 30
@@ -48,11 +34,19 @@ func arguments() -> (sizes: [Int], repeats: Int) {
 
 /// The median duration of `repeats` runs, in milliseconds.
 func median(_ repeats: Int, _ body: (Int) throws -> Void) rethrows -> Double {
-    var samples: [Double] = []
-    for index in 0..<repeats {
+    try medianOfParts(repeats) { index in
         let start = ContinuousClock.now
         try body(index)
-        let elapsed = ContinuousClock.now - start
+        return ContinuousClock.now - start
+    }
+}
+
+/// The median of `repeats` runs of `body`, which returns the part of its run to count, in
+/// milliseconds.
+func medianOfParts(_ repeats: Int, _ body: (Int) throws -> Duration) rethrows -> Double {
+    var samples: [Double] = []
+    for index in 0..<repeats {
+        let elapsed = try body(index)
         samples.append(Double(elapsed.components.seconds) * 1e3 + Double(elapsed.components.attoseconds) / 1e15)
     }
     samples.sort()
@@ -87,17 +81,6 @@ func bytesOnDisk(_ path: String) -> Int {
         }
     }
     return total
-}
-
-/// The same one-record write as `RecordStore.save`, with raw libgit2 calls only.
-func rawWrite(_ repository: Repository, _ item: Item, signature: Signature) throws {
-    let head = try repository.resolveReference("refs/heads/main")!
-    let tree = try repository.readCommit(head).tree
-    let bytes = Array(try JSONEncoder().encode(item))
-    let blob = try repository.writeBlob(bytes)
-    let newTree = try repository.updatedTree(from: tree, applying: [.upsert(path: RecordPath(id: item.id).description, blob: blob)])
-    let commit = try repository.createCommit(tree: newTree, parents: [head], message: "raw write\n", signature: signature)
-    try repository.updateReference("refs/heads/main", to: commit, expecting: head, logMessage: "raw")
 }
 
 func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }

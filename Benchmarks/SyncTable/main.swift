@@ -11,26 +11,12 @@
 // store to an empty remote and the first sync of a new replica from it, beside `git push` of
 // the same repository and `git clone` of the remote. Servers that are not installed are
 // skipped, and say so.
+import BenchmarkSupport
 import ForkStore
 import ForkStoreExchange
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
-
-struct Item: Resource, Identifiable, Equatable {
-    static let modelVersion = 1
-    var id: String
-    var title: String
-    var body: String
-    var count: Int
-
-    /// About 200 bytes encoded.
-    static func make(_ index: Int, revision: Int = 0) -> Item {
-        Item(
-            id: "item-\(index)", title: "Item number \(index), revision \(revision)",
-            body: String(repeating: "lorem ipsum ", count: 8) + "\(index)", count: revision)
-    }
-}
 
 struct Settings {
     var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "ssh"]
@@ -118,16 +104,6 @@ func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoi
     }
 }
 
-/// The same one-record write a save makes, with raw libgit2 calls on a kept handle.
-func rawCommit(_ repository: Repository, _ item: Item, signature: Signature) throws {
-    let head = try repository.resolveReference("refs/heads/main")!
-    let tree = try repository.readCommit(head).tree
-    let blob = try repository.writeBlob(Array(try JSONEncoder().encode(item)))
-    let newTree = try repository.updatedTree(from: tree, applying: [.upsert(path: RecordPath(id: item.id).description, blob: blob)])
-    let commit = try repository.createCommit(tree: newTree, parents: [head], message: "raw write\n", signature: signature)
-    try repository.updateReference("refs/heads/main", to: commit, expecting: head, logMessage: "raw")
-}
-
 /// Runs git in `directory`; its wall time in milliseconds.
 func timedGit(_ environment: [String: String], _ arguments: String...) throws -> Double {
     try timed {
@@ -187,7 +163,7 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     let pusher = try Repository.openBare(at: folder.child("raw-pusher"))
     let fetcher = try Repository.openBare(at: folder.child("raw-fetcher"))
     for round in 0..<rounds {
-        try rawCommit(pusher, Item.make((round * 104_729) % size, revision: 1_000 + round), signature: signature)
+        try rawWrite(pusher, Item.make((round * 104_729) % size, revision: 1_000 + round), signature: signature)
         row.rawPush.append(try timed { _ = try pusher.push(to: url, refspecs: ["refs/heads/main:refs/heads/main"], options: endpoint.rawOptions) })
         row.rawFetch.append(try timed { try fetcher.fetch(from: url, refspecs: ["+refs/heads/main:refs/heads/main"], options: endpoint.rawOptions) })
     }
