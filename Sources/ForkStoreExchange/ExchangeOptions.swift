@@ -8,7 +8,8 @@ public struct ExchangeOptions: Sendable {
     /// `ssh://`.
     public var connectTimeout: Duration
     /// How long one read from or write to the remote may wait for the other end before the
-    /// sync fails as offline.
+    /// sync fails as offline. Covers `git://` and `http(s)://`; over `ssh://`, libssh2 reads
+    /// the connection itself and waits for a silent server without a limit once connected.
     public var readWriteTimeout: Duration
     /// Fetch-merge-push rounds to try when the push loses a race to another writer.
     public var maximumPushAttempts: Int

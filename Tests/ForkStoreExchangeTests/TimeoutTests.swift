@@ -69,6 +69,7 @@ struct TimeoutTests {
         let options = ExchangeOptions(connectTimeout: .milliseconds(500))
         try await expectTimedOut("git://127.0.0.1:\(listener.port)/remote.git", options: options)
         try await expectTimedOut("http://127.0.0.1:\(listener.port)/remote.git", options: options)
+        try await expectTimedOut("ssh://git@127.0.0.1:\(listener.port)/remote.git", options: options)
     }
 
     @Test func aServerThatNeverAnswersFailsAsOfflineWithinTheReadTimeout() async throws {
