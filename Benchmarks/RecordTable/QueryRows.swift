@@ -33,13 +33,10 @@ func queryRow(_ size: Int, root: String, repeats: Int, forknotes: String) throws
         defer { next += 1 }
         return TaskItem.make(next)
     }
-    let readAll = median(3) { _ in _ = try? store.forEachRecord { _ in } }
-    let build = median(1) { _ in _ = try? store.refreshIndex() }
-    let firstQuery = median(3) { _ in
-        let reopened = try? RecordStore<TaskItem>.open(at: path)
-        _ = try? reopened?.query(RecordQuery<TaskItem>().filter(\.tags, contains: "t7").sorted(by: \.due).limit(20))
-    }
     let tagQuery = RecordQuery<TaskItem>().filter(\.tags, contains: "t7").sorted(by: \.due).limit(20)
+    let readAll = try median(3) { _ in try store.forEachRecord { _ in } }
+    let build = try median(1) { _ in try store.refreshIndex() }
+    let firstQuery = try median(3) { _ in _ = try RecordStore<TaskItem>.open(at: path).query(tagQuery) }
     let query = try median(repeats) { _ in _ = try store.query(tagQuery) }
     let count = try median(repeats) { _ in _ = try store.count(matching: RecordQuery<TaskItem>().filter(\.tags, contains: "work")) }
     let update = try medianOfParts(repeats) { run in

@@ -60,27 +60,18 @@ func peakMemoryMB() -> Double {
 }
 
 /// How many files a store holds.
-func files(_ path: String) -> Int {
-    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
-    var total = 0
-    while let file = enumerator.nextObject() as? String {
-        if (try? FileManager.default.attributesOfItem(atPath: path + "/" + file))?[.type] as? FileAttributeType == .typeRegular {
-            total += 1
-        }
-    }
-    return total
-}
-
-func bytesOnDisk(_ path: String) -> Int {
-    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return 0 }
-    var total = 0
+/// How many regular files a folder holds, and their bytes.
+func regularFiles(_ path: String) -> (count: Int, bytes: Int) {
+    guard let enumerator = FileManager.default.enumerator(atPath: path) else { return (0, 0) }
+    var found = (count: 0, bytes: 0)
     while let file = enumerator.nextObject() as? String {
         let attributes = try? FileManager.default.attributesOfItem(atPath: path + "/" + file)
         if attributes?[.type] as? FileAttributeType == .typeRegular {
-            total += (attributes?[.size] as? Int) ?? 0
+            found.count += 1
+            found.bytes += (attributes?[.size] as? Int) ?? 0
         }
     }
-    return total
+    return found
 }
 
 func format(_ value: Double) -> String { String(format: value < 10 ? "%.2f" : "%.1f", value) }
@@ -163,12 +154,14 @@ func importRow(_ size: Int, root: String) throws -> [String] {
         process.waitUntilExit()
         return String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
     }
-    let same = tree(ours) == tree(theirs) && !tree(ours).isEmpty
-    let (oursBytes, theirBytes) = (bytesOnDisk(ours), bytesOnDisk(theirs))
+    let ourTree = tree(ours)
+    let same = ourTree == tree(theirs) && !ourTree.isEmpty
+    let (ourFiles, theirFiles) = (regularFiles(ours), regularFiles(theirs))
+    let (oursBytes, theirBytes) = (ourFiles.bytes, theirFiles.bytes)
     return [
         String(size), format(mine.seconds), format(git.seconds), format(mine.seconds / git.seconds) + "x",
         format(mine.peakMB), format(git.peakMB), format(Double(oursBytes) / 1e6), format(Double(theirBytes) / 1e6),
-        format(Double(oursBytes) / Double(theirBytes)) + "x", String(files(ours)), String(files(theirs)), same ? "yes" : "NO",
+        format(Double(oursBytes) / Double(theirBytes)) + "x", String(ourFiles.count), String(theirFiles.count), same ? "yes" : "NO",
     ]
 }
 
@@ -275,13 +268,14 @@ for size in sizes where !queriesOnly {
         }
     }
 
+    let stored = regularFiles(path)
     commitAtFirstSize = commitAtFirstSize ?? commit
     forknotesEditAtFirstSize = forknotesEditAtFirstSize ?? forknotesEdit
     rows.append([
         String(size), format(open), format(commit), format(baseline), format(commit / baseline) + "x",
         format(commit / (commitAtFirstSize ?? commit)) + "x", format(read), format(batch), format(merge),
         format(merge / commit) + "x", format(counting), format(readAll), String(count), format(storePeak),
-        String(bytesOnDisk(path) / size), String(files(path)), format(inMemory), format(forknotesEdit),
+        String(stored.bytes / size), String(stored.count), format(inMemory), format(forknotesEdit),
         format(forknotesEdit / (forknotesEditAtFirstSize ?? forknotesEdit)) + "x",
     ])
 }

@@ -22,7 +22,6 @@ extension Repository {
         // The odb owns the backend now, and frees it with the batch handle.
         let (result, commits) = try body(batch)
         try writePack(objects: try batch.objectsAdded(by: commits), from: batch)
-        try refreshObjects()
         return result
     }
 
@@ -62,7 +61,7 @@ extension Repository {
     }
 
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack
-    /// with its index in this repository's `objects/pack`.
+    /// with its index in this repository's `objects/pack`, and lets this handle see it.
     package func writePack(objects: [(id: ObjectID, path: String)], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
         var builder: OpaquePointer?
@@ -75,5 +74,6 @@ extension Repository {
             try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, object.path.isEmpty ? nil : object.path) }
         }
         try check("git_packbuilder_write") { git_packbuilder_write(builder, gitDirectory + "objects/pack", 0, nil, nil) }
+        try refreshObjects()
     }
 }

@@ -16,27 +16,17 @@ extension Repository {
         return found
     }
 
-    /// How many loose objects there are (a directory listing of the 256 fan-out folders).
-    package func looseObjectCount() -> Int {
-        let objects = gitDirectory + "objects/"
-        var count = 0
-        for prefix in (try? FileManager.default.contentsOfDirectory(atPath: objects)) ?? [] where prefix.utf8.count == 2 {
-            count += ((try? FileManager.default.contentsOfDirectory(atPath: objects + prefix)) ?? []).filter { $0.utf8.count == 38 }.count
-        }
-        return count
-    }
-
     /// Objects per pack: libgit2's packbuilder holds every object it packs in memory, so
     /// packing in slices keeps a large store's peak memory bounded.
     package static let objectsPerPack = 16_384
 
-    /// Writes every loose object into new packs (with their indexes), at most
-    /// ``objectsPerPack`` objects each, and deletes the loose files. Readers keep working
-    /// throughout: an object is in a pack before its loose copy goes. Returns how many objects
-    /// were packed.
+    /// Writes every loose object (or `loose`, when the caller has just listed them) into new
+    /// packs (with their indexes), at most ``objectsPerPack`` objects each, and deletes the
+    /// loose files. Readers keep working throughout: an object is in a pack before its loose
+    /// copy goes. Returns how many objects were packed.
     @discardableResult
-    package func packLooseObjects() throws(GitError) -> Int {
-        let loose = looseObjects()
+    package func packLooseObjects(_ loose: [(id: ObjectID, path: String)]? = nil) throws(GitError) -> Int {
+        let loose = loose ?? looseObjects()
         var start = 0
         while start < loose.count {
             let slice = loose[start..<min(start + Self.objectsPerPack, loose.count)]
@@ -58,7 +48,7 @@ extension Repository {
         for object in loose {
             try? FileManager.default.removeItem(atPath: object.path)
         }
-        try check("git_odb_refresh") { git_odb_refresh(odb) }
+        try refreshObjects()
     }
 }
 
@@ -74,7 +64,7 @@ extension Repository {
         for name in (try? fileManager.contentsOfDirectory(atPath: objects + "pack")) ?? [] {
             try? fileManager.removeItem(atPath: objects + "pack/" + name)
         }
-        _ = try? check("git_odb_refresh") { git_odb_refresh(odb) }
+        try? refreshObjects()
     }
 
     /// Drops cached knowledge of the object database, so objects another handle or process

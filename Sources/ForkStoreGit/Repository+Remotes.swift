@@ -31,9 +31,7 @@ extension CallbackState {
                 .map { String($0).trimmingCharacters(in: .whitespaces) }
                 .filter { !$0.isEmpty && !$0.hasPrefix("Counting") && !$0.hasPrefix("Compressing") && !$0.hasPrefix("Enumerating") && !$0.hasPrefix("Total") }
             guard !said.isEmpty else { throw error }
-            throw GitError(
-                function: error.function, rawCode: error.rawCode, errorClass: error.errorClass,
-                message: error.message + "; the remote said: " + said.suffix(3).joined(separator: " / "))
+            throw error.with(message: error.message + "; the remote said: " + said.suffix(3).joined(separator: " / "))
         }
     }
 }

@@ -24,6 +24,9 @@ extension Repository {
         }.sorted { $0.objectCount < $1.objectCount }
     }
 
+    /// How many packs a repository may hold before small ones are rolled into one.
+    package static let packsBeforeRollUp = 16
+
     /// The packs to roll into one so that, smallest first, each remaining pack holds at least
     /// twice as many objects as all smaller ones together (`git repack --geometric=2`): small
     /// packs (every fetch and push adds one) merge often and cheaply, large ones rarely.
@@ -64,11 +67,10 @@ extension Repository {
             try writer.copy(pack: pack.base + ".pack", index: index, skippingAndRecording: &written)
         }
         let name = try writer.finish()
-        try check("git_odb_refresh") { git_odb_refresh(odb) }
         for pack in packs where !pack.base.hasSuffix("pack-" + name) {
             for suffix in [".idx", ".pack", ".rev", ".bitmap"] { try? FileManager.default.removeItem(atPath: pack.base + suffix) }
         }
-        try check("git_odb_refresh") { git_odb_refresh(odb) }
+        try refreshObjects()
         return written.count
     }
 }

@@ -30,10 +30,16 @@ extension RecordStore where Record: IndexedRecord {
             var seen: CommitID?
             for await _ in wakeUps {
                 do {
-                    let head = try await engine.perform { try self.readableHead(of: fork) }
-                    guard head != seen else { continue }
-                    output.yield(try await self.query(query, in: fork))
-                    seen = head
+                    let last = seen
+                    let answer = try await engine.perform { () -> (head: CommitID, records: [Record])? in
+                        guard try self.readableHead(of: fork).id != last else { return nil }
+                        var records: [Record] = []
+                        let head = try self.forEach(matching: query, in: fork) { records.append($0) }
+                        return (head, records)
+                    }
+                    guard let answer else { continue }
+                    output.yield(answer.records)
+                    seen = answer.head
                 } catch {
                     output.finish(throwing: error)
                     return

@@ -39,7 +39,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     /// Where the query's records are stored, in its order, and the head they were read at;
     /// nil when the index cannot answer the query.
-    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (CommitID, [(path: String, blob: String)])? {
+    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, blob: String)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
         return try withFreshRows(of: fork, in: store) { db in
             var rows: [(path: String, blob: String)] = []
@@ -51,21 +51,23 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     /// How many records match the query's filters, or nil when the index cannot answer it.
     func count(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> Int? {
-        guard var (sql, arguments) = select("COUNT(*)", for: query, in: fork, paged: false) else { return nil }
+        let sql: String, arguments: StatementArguments
         // One containment filter alone: count its entries, without visiting the records.
         if query.filters.count == 1, case .contains(let value) = query.filters[0].condition,
             let position = fields.firstIndex(where: { $0.keyPath == query.filters[0].keyPath && $0.isCollection })
         {
-            sql = "SELECT COUNT(*) FROM items WHERE fork = ? AND field = ? AND value = ?"
-            arguments = [fork.name, position, value.databaseValue]
+            (sql, arguments) = ("SELECT COUNT(*) FROM items WHERE fork = ? AND field = ? AND value = ?", [fork.name, position, value.databaseValue])
+        } else if let select = select("COUNT(*)", for: query, in: fork, paged: false) {
+            (sql, arguments) = select
+        } else {
+            return nil
         }
         return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
-    /// Brings the fork's rows to its head (see the type's discussion) and returns the head.
-    @discardableResult
-    func refresh(_ fork: Fork, of store: RecordStore<Record>) throws -> CommitID {
-        try withFreshRows(of: fork, in: store) { _ in () }.0
+    /// Brings the fork's rows to its head (see the type's discussion).
+    func refresh(_ fork: Fork, of store: RecordStore<Record>) throws {
+        _ = try withFreshRows(of: fork, in: store) { _ in () }
     }
 
     /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
@@ -116,11 +118,11 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// the work done again.
     private func withFreshRows<Result>(
         of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
-    ) throws -> (CommitID, Result) {
+    ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
         return try repairingDamage { database in
             let fresh = try database.read { db -> Result? in
-                try self.indexedHead(of: fork, in: db) == head.hex ? body(db) : nil
+                try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db) : nil
             }
             if let fresh { return (head, fresh) }
             return (head, try database.write { db in
@@ -134,26 +136,26 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         try String.fetchOne(db, sql: "SELECT commitID FROM heads WHERE fork = ?", arguments: [fork.name])
     }
 
-    private func bring(_ fork: Fork, to head: CommitID, of store: RecordStore<Record>, in db: Database) throws {
+    private func bring(_ fork: Fork, to head: Commit, of store: RecordStore<Record>, in db: Database) throws {
         let indexed = try indexedHead(of: fork, in: db)
-        guard indexed != head.hex else { return }
+        guard indexed != head.id.hex else { return }
         if let indexed, let old = CommitID(indexed), let changes = try store.indexableChanges(from: old, to: head) {
             try apply(changes, to: fork, in: db)
         } else if let (other, otherHead) = try nearestIndexedFork(to: fork, in: db),
             let changes = try store.indexableChanges(from: otherHead, to: head)
         {
             try removeRows(of: fork, in: db)
-            try db.execute(sql: "INSERT INTO records SELECT ?, path, id, blob\(columnList) FROM records WHERE fork = ?", arguments: [fork.name, other])
+            try db.execute(sql: "INSERT INTO records SELECT ?, path, id, blob\(Self.fieldColumns(fields)) FROM records WHERE fork = ?", arguments: [fork.name, other])
             try db.execute(sql: "INSERT INTO items SELECT ?, path, field, value FROM items WHERE fork = ?", arguments: [fork.name, other])
             try apply(changes, to: fork, in: db)
         } else {
             try removeRows(of: fork, in: db)
-            try apply(IndexableChanges(saved: try store.indexableRecords(at: head), removed: []), to: fork, in: db)
+            try apply(IndexableChanges(saved: try store.indexableRecords(at: head)), to: fork, in: db)
             // Statistics let SQLite choose between a field's index and a tag's entries: without
             // them it may walk a whole sort index to find 20 rows of a rare tag.
             try db.execute(sql: "ANALYZE")
         }
-        try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.hex])
+        try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.id.hex])
     }
 
     /// Another fork whose rows can start this one's (`main` when it is indexed).
@@ -165,7 +167,8 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         }.first
     }
 
-    private var columnList: String { fields.indices.map { ", f\($0)" }.joined() }
+    /// The field columns as a list to follow others (", f0, f1").
+    private static func fieldColumns(_ fields: [IndexedField<Record>]) -> String { fields.indices.map { ", f\($0)" }.joined() }
 
     private func removeRows(of fork: Fork, in db: Database) throws {
         try db.execute(sql: "DELETE FROM records WHERE fork = ?", arguments: [fork.name])
@@ -209,26 +212,19 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "ForkStore index"
-        let database: any DatabaseWriter
-        do {
-            database = try DatabasePool(path: path, configuration: configuration)
+        func prepared(_ database: some DatabaseWriter) throws -> any DatabaseWriter {
             try prepare(database, fields: fields)
             return database
+        }
+        do {
+            return try prepared(DatabasePool(path: path, configuration: configuration))
         } catch let error as DatabaseError where isDamage(error) {
             removeFiles(at: path)
-            do {
-                let database = try DatabasePool(path: path, configuration: configuration)
-                try prepare(database, fields: fields)
-                return database
-            } catch {
-                // Fall through to memory.
-            }
+            if let database = try? prepared(DatabasePool(path: path, configuration: configuration)) { return database }
         } catch {
-            // A read-only folder, say: fall through to memory.
+            // A read-only folder, say: the index lives in memory.
         }
-        let memory = try DatabaseQueue(configuration: configuration)
-        try prepare(memory, fields: fields)
-        return memory
+        return try prepared(DatabaseQueue(configuration: configuration))
     }
 
     /// What identifies the rows this build writes: the file's layout, the record type, its
@@ -247,7 +243,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
                 return
             }
             for table in ["meta", "heads", "records", "items"] { try db.execute(sql: "DROP TABLE IF EXISTS \(table)") }
-            let columns = fields.indices.map { ", f\($0)" }.joined()
+            let columns = fieldColumns(fields)
             try db.execute(sql: """
                 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
                 CREATE TABLE heads (fork TEXT PRIMARY KEY, commitID TEXT NOT NULL);

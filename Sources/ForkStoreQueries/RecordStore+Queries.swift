@@ -16,17 +16,24 @@ extension RecordStore where Record: IndexedRecord {
     /// Calls `body` with each record a query finds, in its order, decoding a batch at a time:
     /// memory stays bounded however many records match (when the index answers the query).
     public func forEachRecord(matching query: RecordQuery<Record>, in fork: Fork = .main, _ body: (Record) throws -> Void) throws {
+        _ = try forEach(matching: query, in: fork, body)
+    }
+
+    /// ``forEachRecord(matching:in:_:)``, returning the head the records were read at.
+    func forEach(matching query: RecordQuery<Record>, in fork: Fork, _ body: (Record) throws -> Void) throws -> CommitID {
         if let (head, rows) = try index().rows(matching: query, in: fork, of: self) {
             try forEachStored(rows, at: head, body)
-        } else {
-            try query.page(of: try scan(query, in: fork)).forEach(body)
+            return head.id
         }
+        let head = try readableHead(of: fork).id
+        try query.page(of: try matching(query, in: fork).sorted(by: query.precedes)).forEach(body)
+        return head
     }
 
     /// How many records on a fork pass a query's filters (its limit and offset aside).
     public func count(matching query: RecordQuery<Record>, in fork: Fork = .main) throws -> Int {
         if let count = try index().count(matching: query, in: fork, of: self) { return count }
-        return try scan(query, in: fork).count
+        return try matching(query, in: fork).count
     }
 
     /// Brings the fork's index to its head now (a first use builds it), so that the next query
@@ -35,13 +42,14 @@ extension RecordStore where Record: IndexedRecord {
         try index().refresh(fork, of: self)
     }
 
-    /// Every matching record, sorted: the answer when the index cannot give it.
-    private func scan(_ query: RecordQuery<Record>, in fork: Fork) throws -> [Record] {
+    /// Every record the query's filters pass, in storage order: the answer when the index
+    /// cannot give it.
+    private func matching(_ query: RecordQuery<Record>, in fork: Fork) throws -> [Record] {
         var matching: [Record] = []
         try forEachRecord(in: fork, onProblem: { _ in }) { record in
             if query.matches(record) { matching.append(record) }
         }
-        return matching.sorted(by: query.precedes)
+        return matching
     }
 
     func index() throws -> RecordIndex<Record> {

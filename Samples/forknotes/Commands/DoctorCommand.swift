@@ -19,7 +19,7 @@ struct DoctorCommand: ParsableCommand {
         let store = try location.open()
         var found = 0
         for fork in try store.forks() {
-            let (_, problems) = try store.recordsAndProblems(in: fork)
+            let problems = try store.damagedNoteFiles(in: fork)
             guard !problems.isEmpty else { continue }
             found += problems.count
             for problem in problems {

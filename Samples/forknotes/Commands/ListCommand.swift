@@ -47,16 +47,16 @@ struct ListCommand: ParsableCommand {
         if let limit { query = query.limit(limit) }
 
         var listed = 0
-        let output = JSONArrayWriter(enabled: json)
+        let output = json ? JSONArrayWriter() : nil
         try store.forEachRecord(matching: query, in: fork) { note in
             listed += 1
-            if json { try output.write(NoteJSON(note)) } else { print(note.line) }
+            if let output { try output.write(NoteJSON(note)) } else { print(note.line) }
         }
-        output.finish()
+        output?.finish()
 
         // Damaged note files are not in the index; a full listing finds them by its count.
         guard filter.isEmpty, limit == nil, listed < (try store.count(in: fork)) else { return }
-        let problems = try store.recordsAndProblems(in: fork).problems
+        let problems = try store.damagedNoteFiles(in: fork)
         for problem in problems {
             Terminal.printError("damaged note file \(problem)")
         }
@@ -69,11 +69,8 @@ struct ListCommand: ParsableCommand {
 
 /// Prints a JSON array one element at a time, so a long listing is never held in memory.
 final class JSONArrayWriter {
-    private let enabled: Bool
     private var count = 0
     private let encoder = NoteJSON.encoder
-
-    init(enabled: Bool) { self.enabled = enabled }
 
     func write(_ element: some Encodable) throws {
         let text = String(decoding: try encoder.encode(element), as: UTF8.self)
@@ -84,7 +81,6 @@ final class JSONArrayWriter {
     }
 
     func finish() {
-        guard enabled else { return }
         print(count == 0 ? "[\n\n]" : "\n]")
     }
 }

@@ -30,7 +30,6 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     static let indexedFields: [IndexedField<Note>] = [
         .field("title", \.title),
         .field("due", \.due),
-        .field("completedAt", \.completedAt),
         .each("tag", \.tags),
     ]
 

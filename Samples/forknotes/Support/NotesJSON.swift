@@ -42,10 +42,3 @@ struct NoteJSON: Codable {
         return decoder
     }
 }
-
-/// Writes notes as the `list --json` array.
-enum NotesJSON {
-    static func encode(_ notes: [Note]) throws -> String {
-        String(decoding: try NoteJSON.encoder.encode(notes.map(NoteJSON.init)), as: UTF8.self)
-    }
-}

@@ -15,9 +15,9 @@ final class ProgressLine: Sendable {
     }
 
     /// A count display for long local work, such as an import.
-    func show(done: Int, of total: Int? = nil, label: String) {
+    func show(done: Int, label: String) {
         guard enabled else { return }
-        FileHandle.standardError.write(Data("\r\(label): \(done)\(total.map { "/\($0)" } ?? "")\u{1B}[K".utf8))
+        FileHandle.standardError.write(Data("\r\(label): \(done)\u{1B}[K".utf8))
     }
 
     func finish() {

@@ -8,37 +8,38 @@ extension StoreEngine {
     static var quarantineReference: String { "refs/forkstore/quarantine" }
 
     /// Checks every commit reachable from `head` but from none of `known` (commits this store
-    /// already holds, checked when they arrived or written here), oldest first. With `trusted`
-    /// participants, each must also be signed by one who may write.
+    /// already holds, checked when they arrived or written here), oldest first, and returns
+    /// them in that order. With `trusted` participants, each must also be signed by one who
+    /// may write.
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
-    ) throws {
+    ) throws -> [ObjectID] {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
-            try session.repository.walk(from: head, hiding: known)
+            Array(try session.repository.walk(from: head, hiding: known).reversed())
         }
-        for id in arriving.reversed() {
+        for id in arriving {
             let commit = try session.commit(id)
             do {
                 try Self.validateTrailers(of: commit)
                 try session.checkStamps(of: commit)
-                let parentTree = try commit.parents.first.map { (parent) throws(StoreError) in try session.commit(parent.objectID).tree }
-                try layout.validate(commit, against: parentTree, limit: options.maximumRecordSize, in: session)
+                let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
+                try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session)
                 try checkSharing(of: commit, trusted: trusted, limit: options.maximumRecordSize, in: session)
-                try checkLayoutTrailers(of: commit, in: session)
+                try checkLayoutTrailers(of: commit, after: parent, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }
         }
+        return arriving
     }
 
     /// A trailer the layout keeps (a record count) must tell the truth when a commit has it;
     /// commits of older writers may lack it.
-    private func checkLayoutTrailers(of commit: Commit, in session: StoreSession) throws {
-        let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
+    private func checkLayoutTrailers(of commit: Commit, after parent: Commit?, in session: StoreSession) throws {
         for expected in try layout.trailers(forTree: commit.tree, after: parent, in: session) {
             guard let stated = commit.trailer(expected.key), stated != expected.value else { continue }
             throw StoreError.rejectedCommit(

@@ -35,7 +35,7 @@ extension StoreEngine {
                     let id = try git("writing a commit on '\(fork)'") { () throws(GitError) in
                         try repository.createCommit(
                             tree: tree, parents: [parent.id.objectID], message: text, signature: session.signature,
-                            sign: commitSigner)
+                            sign: options.commitSigner)
                     }
                     parent = try batch.commit(id)
                     written.append(id)

@@ -24,19 +24,19 @@ extension StoreEngine {
     package func fetchRemoteMain(from url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> CommitID? {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
+            try git("preparing the fetch") { () throws(GitError) in try repository.removeReference(Self.incomingReference) }
+            if let remote = LocalRemote(localPath) {
+                return try git("fetching from \(url)") { () throws(GitError) in
+                    try remote.fetchMain(
+                        into: repository, knowing: known.compactMap { $0 }, as: Self.incomingReference, progress: remoteOptions.progress)
+                }.map(CommitID.init)
+            }
             try git("preparing the fetch") { () throws(GitError) in
                 // What the store holds, named here too, so the remote sends only what is new.
                 for (name, id) in zip(["refs/known/main", "refs/known/cloud"], known) {
                     try repository.removeReference(name)
                     if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
                 }
-                try repository.removeReference(Self.incomingReference)
-            }
-            if let remote = LocalRemote(localPath) {
-                return try git("fetching from \(url)") { () throws(GitError) in
-                    try remote.fetchMain(
-                        into: repository, knowing: known.compactMap { $0 }, as: Self.incomingReference, progress: remoteOptions.progress)
-                }.map(CommitID.init)
             }
             try repository.fetch(
                 from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions)
@@ -58,8 +58,9 @@ extension StoreEngine {
         let known = [main, cloud].compactMap { $0 }
         try withTransferRepository { repository in
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
+            let arriving: [ObjectID]
             do {
-                try validateIncoming(incoming.objectID, notIn: known, trusting: trusted, in: transfer)
+                arriving = try validateIncoming(incoming.objectID, notIn: known, trusting: trusted, in: transfer)
             } catch let error as StoreError {
                 if case .rejectedCommit = error {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")
@@ -73,9 +74,7 @@ extension StoreEngine {
             // a killed writer's.
             _ = try write { session in
                 try git("moving the fetched objects into the store") { () throws(GitError) in
-                    let arriving = try repository.walk(from: incoming.objectID, hiding: known).reversed()
-                    try session.repository.writePack(objects: repository.objectsAdded(by: Array(arriving)), from: repository)
-                    try session.repository.refreshObjects()
+                    try session.repository.writePack(objects: repository.objectsAdded(by: arriving), from: repository)
                 }
             }
             try git("clearing the transfer repository") { () throws(GitError) in
@@ -83,10 +82,7 @@ extension StoreEngine {
                 repository.removeOwnObjects()
             }
         }
-        let newCommits = try read { session in
-            try git("reading the fetched objects") { () throws(GitError) in try session.repository.refreshObjects() }
-            return try session.walk(from: incoming.objectID, hiding: main).count
-        }
+        let newCommits = try read { session in try session.walk(from: incoming.objectID, hiding: main).count }
         try moveCloud(to: incoming)
         if let joined = try joinRemoteHistory(incoming) { return (newCommits, joined) }
         let merge = try merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)

@@ -34,11 +34,6 @@ extension StoreEngine {
         }
     }
 
-    /// The signer `sign` of new commits uses, when the store has a signing key.
-    var commitSigner: (([UInt8]) throws -> String)? {
-        options.signingKey.map { key in { content in try key.sign(content) } }
-    }
-
     /// Checks an incoming commit's participants file (when it has one) and, when the store is
     /// shared (`trusted` is set), its signature: made by a participant who may write, and by an
     /// owner when the commit changes the participants.
@@ -104,4 +99,14 @@ extension StoreEngine {
         guard try chosen != blob(tree) else { return tree }
         return try session.updatedTree(tree, applying: [chosen.map { .upsert(path: path, blob: $0) } ?? .remove(path: path)])
     }
+}
+
+extension StoreOptions {
+    /// Signs new commits with ``signingKey``, when there is one.
+    var commitSigner: (([UInt8]) throws -> String)? {
+        signingKey.map { key in { content in try key.sign(content) } }
+    }
+
+    /// The author and committer of new commits.
+    var commitSignature: Signature { Signature(name: authorName, email: authorEmail) }
 }

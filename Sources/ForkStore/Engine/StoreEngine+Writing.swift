@@ -55,7 +55,7 @@ extension StoreEngine {
                     publishedKind = kind
                     target = try git("writing a commit on '\(fork)'") { () throws(GitError) in
                         try session.repository.createCommit(
-                            tree: tree, parents: parents, message: message, signature: session.signature, sign: commitSigner)
+                            tree: tree, parents: parents, message: message, signature: session.signature, sign: options.commitSigner)
                     }
                 }
                 guard try moveReference(of: fork, to: target, expecting: head.id.objectID, in: session) else {
@@ -111,14 +111,15 @@ extension StoreEngine {
         // A roll-up in progress (it holds the packing lock) owns temporary files: leave them.
         if writes == 0 { _ = packingLock.ifFree { repository.removeLeftoverTemporaryFiles() } }
         do throws(GitError) {
-            if repository.looseObjectCount() >= options.packThreshold {
-                let packed = try repository.packLooseObjects()
+            let loose = repository.looseObjects()
+            if loose.count >= options.packThreshold {
+                let packed = try repository.packLooseObjects(loose)
                 options.logger.debug("packed \(packed) loose objects")
             }
         } catch {
             options.logger.notice("packing failed: \(error.message)")
         }
-        if repository.packs().count > 16 { rollUpDue.withLock { $0 = true } }
+        if repository.packs().count > Repository.packsBeforeRollUp { rollUpDue.withLock { $0 = true } }
     }
 
     /// Rolls small packs into one (geometrically, like `git repack --geometric=2`) through a

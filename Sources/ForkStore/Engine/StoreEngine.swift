@@ -53,8 +53,7 @@ public final class StoreEngine: Sendable {
         self.writerLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
         self.packingLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.packingFileName)
         self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
-        let signature = Signature(name: options.authorName, email: options.authorEmail)
-        self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: signature))
+        self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: options.commitSignature))
     }
 
     deinit {
@@ -133,10 +132,8 @@ public final class StoreEngine: Sendable {
             let tree = try repository.writeTree([])
             let stamp = layout.model.stamp(lamport: 1, clock: HybridTime(milliseconds: clock.now), replica: clock.replica)
             let message = CommitMessage.compose("Create store", trailers: stamp)
-            let signature = Signature(name: options.authorName, email: options.authorEmail)
             let commit = try repository.createCommit(
-                tree: tree, parents: [], message: message, signature: signature,
-                sign: options.signingKey.map { key in { content in try key.sign(content) } })
+                tree: tree, parents: [], message: message, signature: options.commitSignature, sign: options.commitSigner)
             try repository.updateReference(Fork.main.referenceName, to: commit, expecting: nil, logMessage: "forkstore: create")
         }
         do {

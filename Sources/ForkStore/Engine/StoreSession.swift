@@ -26,6 +26,13 @@ final class StoreSession {
         return try commit(id)
     }
 
+    /// The newest commit of a fork, after checking this build can read it.
+    func readableHead(of fork: Fork) throws(StoreError) -> Commit {
+        let head = try head(of: fork)
+        try checkStamps(of: head)
+        return head
+    }
+
     /// The id a fork points at, or nil when there is no such fork.
     func headID(of fork: Fork) throws(StoreError) -> ObjectID? {
         try git("reading fork '\(fork)'") { () throws(GitError) in try repository.resolveReference(fork.referenceName) }

@@ -86,7 +86,7 @@ extension StoreError: CustomStringConvertible {
         case .newerFormatVersion(let found, let supported):
             "Written in on-disk format version \(found), but this build of ForkStore reads up to \(supported). Update the app."
         case .invalidForkName(let name, let reason):
-            "Invalid fork name '\(name.escapedForMessages)': \(reason)."
+            "Invalid fork name '\(name)': \(reason)."
         case .forkNotFound(let name):
             "No fork named '\(name)'."
         case .forkAlreadyExists(let name):
@@ -96,7 +96,7 @@ extension StoreError: CustomStringConvertible {
         case .protectedFork(let name):
             "The fork '\(name)' is protected and cannot be changed this way."
         case .commitNotFound(let text):
-            "No commit '\(text.escapedForMessages)' in this store."
+            "No commit '\(text)' in this store."
         case .unknownModelVersion(let found, let known, let commit):
             "Commit \(commit.short) holds data of model version \(found), but this app knows model version \(known) at most. Nothing was read; update the app to read it."
         case .missingModelVersion(let commit):
@@ -124,18 +124,13 @@ extension StoreError: CustomStringConvertible {
         case .migrationFailed(let commit, let path, let fromVersion, let reason):
             "Migrating '\(path)' of commit \(commit.short) from model version \(fromVersion) failed: \(reason)."
         case .recordNotFound(let id, let fork):
-            "No record with id '\(id.escapedForMessages)' on fork '\(fork)'."
+            "No record with id '\(id)' on fork '\(fork)'."
         case .invalidKey(let reason):
             "The ssh key cannot be used: \(reason)."
         case .rejectedCommit(let commit, let path, let rule):
-            "Commit \(commit.short) was refused\(path.isEmpty ? "" : " at '\(path.escapedForMessages)'"): \(rule.escapedForMessages). Nothing from it was merged."
+            "Commit \(commit.short) was refused\(path.isEmpty ? "" : " at '\(path)'"): \(rule). Nothing from it was merged."
         case .recordTooLarge(let id, let size, let limit):
-            "Record '\(id.escapedForMessages)' is \(size) bytes encoded, over the limit of \(limit) bytes; nothing was written."
+            "Record '\(id)' is \(size) bytes encoded, over the limit of \(limit) bytes; nothing was written."
         }
     }
-}
-
-extension String {
-    /// The text made safe for a message: see ``TerminalText/escaping(_:)``.
-    var escapedForMessages: String { TerminalText.escaping(self) }
 }

@@ -9,9 +9,8 @@ extension RecordLayout {
         base: MergeInput?, dominant: MergeInput, subordinate: MergeInput, onto target: ObjectID, in session: StoreSession
     ) throws -> LayoutMerge {
         let baseTree = base?.tree
-        let records = RecordPath.root + "/"
-        let mine = try session.differences(from: baseTree, to: dominant.tree).filter { $0.path.hasPrefix(records) }
-        let theirs = try session.differences(from: baseTree, to: subordinate.tree).filter { $0.path.hasPrefix(records) }
+        let mine = try recordDifferences(from: baseTree, to: dominant.tree, in: session)
+        let theirs = try recordDifferences(from: baseTree, to: subordinate.tree, in: session)
         var blobs: [String: (base: ObjectID?, dominant: ObjectID?, subordinate: ObjectID?)] = [:]
         for difference in mine {
             blobs[difference.path, default: (difference.old, difference.old, difference.old)].dominant = difference.new

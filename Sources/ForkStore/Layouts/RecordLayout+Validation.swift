@@ -14,7 +14,8 @@ extension RecordLayout {
         tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limit: Int, session: StoreSession
     ) throws {
         guard tree != old else { return }
-        let previous = try old.map { (id) throws(StoreError) in try session.treeEntries(id) } ?? []
+        let previousEntries = try old.map { (id) throws(StoreError) in try session.treeEntries(id) } ?? []
+        let previous = Dictionary(previousEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
         let entries = try session.treeEntries(tree)
         func refuse(_ name: String, _ rule: String) -> StoreError {
             .rejectedCommit(commit: commit.id, path: path.isEmpty ? name : path + "/" + name, rule: rule)
@@ -24,7 +25,7 @@ extension RecordLayout {
             throw refuse(later.name, "tree entries must be unique and in git's order")
         }
         for entry in entries {
-            let oldEntry = previous.first { $0.name == entry.name }
+            let oldEntry = previous[entry.name]
             guard entry.id != oldEntry?.id || entry.mode != oldEntry?.mode else { continue }
             let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
             switch depth {
@@ -51,8 +52,7 @@ extension RecordLayout {
         _ entry: TreeEntry, path: String, commit: Commit, limit: Int, session: StoreSession
     ) throws {
         let bytes = try checkedBlob(entry, path: path, in: commit, limit: limit, session: session)
-        let migrated = try model.migrated(bytes, origin: DataOrigin(commit), path: path, member: "record")
-        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: commit.id, path: path)
+        let envelope = try decode(bytes, path: path, origin: DataOrigin(commit))
         guard RecordPath(id: envelope.id).description == path else {
             throw StoreError.rejectedCommit(
                 commit: commit.id, path: path,

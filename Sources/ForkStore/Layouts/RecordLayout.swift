@@ -92,12 +92,18 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return found
     }
 
+    /// The record blobs that differ between two trees (nil: an empty tree); what else the
+    /// trees hold is not records.
+    func recordDifferences(from old: ObjectID?, to new: ObjectID?, in session: StoreSession) throws(StoreError) -> [TreeDifference] {
+        try session.differences(from: old, to: new).filter { $0.path.hasPrefix(RecordPath.root + "/") }
+    }
+
     /// Decodes every record the commit added or changed (unchanged records were checked where
     /// they were written).
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int {
         let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID).tree }
         var decoded = 0
-        for difference in try session.differences(from: parent, to: commit.tree) where difference.path.hasPrefix(RecordPath.root + "/") {
+        for difference in try recordDifferences(from: parent, to: commit.tree, in: session) {
             guard let blob = difference.new else { continue }
             _ = try read(blob, path: difference.path, origin: DataOrigin(commit), session: session)
             decoded += 1
@@ -119,7 +125,7 @@ extension RecordLayout {
     func count(ofTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws(StoreError) -> Int {
         guard let parent else { return try entries(in: tree, session: session).count }
         var count = try self.count(of: parent, in: session)
-        for difference in try session.differences(from: parent.tree, to: tree) where difference.path.hasPrefix(RecordPath.root + "/") {
+        for difference in try recordDifferences(from: parent.tree, to: tree, in: session) {
             if difference.old == nil { count += 1 }
             if difference.new == nil { count -= 1 }
         }

@@ -20,9 +20,13 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         guard entry.kind == .blob else {
             throw StoreError.undecodableValue(commit: origin.commit.id, path: path, reason: "it is a folder, not a file")
         }
-        let bytes = try session.readBlob(entry.id, path: path)
-        let current = try model.migrated(bytes, origin: origin, path: path)
-        return try ValueCodec.decode(Value.self, from: current, commit: origin.commit.id, path: path)
+        return try decode(session.readBlob(entry.id, path: path), origin: origin)
+    }
+
+    /// A value's bytes, migrated to the current model version and decoded.
+    private func decode(_ bytes: [UInt8], origin: DataOrigin) throws(StoreError) -> Value {
+        let current = try model.migrated(bytes, origin: origin, path: Self.path)
+        return try ValueCodec.decode(Value.self, from: current, commit: origin.commit.id, path: Self.path)
     }
 
     /// The value a commit holds, after checking its stamps.
@@ -76,9 +80,7 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         }
         guard let value else { return }  // no value: a removal
         if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return }
-        let bytes = try checkedBlob(value, path: Self.path, in: commit, limit: limit, session: session)
-        let current = try model.migrated(bytes, origin: DataOrigin(commit), path: Self.path)
-        _ = try ValueCodec.decode(Value.self, from: current, commit: commit.id, path: Self.path)
+        _ = try decode(checkedBlob(value, path: Self.path, in: commit, limit: limit, session: session), origin: DataOrigin(commit))
     }
 
     func trailers(forTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws -> [Trailer] { [] }

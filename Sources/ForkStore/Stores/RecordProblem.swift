@@ -17,6 +17,6 @@ public struct RecordProblem: Error, Sendable, Equatable, CustomStringConvertible
     }
 
     public var description: String {
-        "\(path)\(claimedID.map { " (record '\($0.escapedForMessages)')" } ?? ""): \(error)"
+        "\(path)\(claimedID.map { " (record '\(TerminalText.escaping($0))')" } ?? ""): \(error)"
     }
 }

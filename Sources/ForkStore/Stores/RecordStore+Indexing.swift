@@ -24,42 +24,30 @@ package struct IndexableChanges<Record: Sendable>: Sendable {
 // The package API the query module builds its index on; git stays the truth, the index a cache.
 extension RecordStore {
     /// The head of a fork, after checking this build can read it.
-    package func readableHead(of fork: Fork) throws -> CommitID {
-        try engine.read { session in
-            let head = try session.head(of: fork)
-            try session.checkStamps(of: head)
-            return head.id
-        }
+    package func readableHead(of fork: Fork) throws -> Commit {
+        try engine.read { session in try session.readableHead(of: fork) }
     }
 
     /// Every readable record at `head` (damaged ones are left out: listings report them).
-    package func indexableRecords(at head: CommitID) throws -> [IndexableRecord<Record>] {
-        let (commit, entries) = try engine.read { session in
-            let commit = try session.existingCommit(head)
-            return (commit, try layout.entries(in: commit.tree, session: session))
-        }
+    package func indexableRecords(at head: Commit) throws -> [IndexableRecord<Record>] {
         var found: [IndexableRecord<Record>] = []
-        found.reserveCapacity(entries.count)
-        try decodeEntries(entries, origin: DataOrigin(commit)) { entry, result in
+        try decodeAll(at: head) { entry, result in
             if case .success(let record) = result { found.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
         }
         return found
     }
 
-    /// The records that differ between `old` and `new`, read from the tree difference, so the
+    /// The records that differ between `old` and `head`, read from the tree difference, so the
     /// cost follows the change; nil when `old` is not in the store (an index from elsewhere).
-    package func indexableChanges(from old: CommitID, to new: CommitID) throws -> IndexableChanges<Record>? {
-        let read = try engine.read { session -> (Commit, [TreeDifference])? in
+    package func indexableChanges(from old: CommitID, to head: Commit) throws -> IndexableChanges<Record>? {
+        let differences = try engine.read { session -> [TreeDifference]? in
             guard let before = try? session.existingCommit(old) else { return nil }
-            let after = try session.existingCommit(new)
-            let differences = try session.differences(from: before.tree, to: after.tree)
-            return (after, differences.filter { $0.path.hasPrefix(RecordPath.root + "/") })
+            return try layout.recordDifferences(from: before.tree, to: head.tree, in: session)
         }
-        guard let (commit, differences) = read else { return nil }
-        var changes = IndexableChanges<Record>()
+        guard let differences else { return nil }
+        var changes = IndexableChanges<Record>(removed: differences.filter { $0.new == nil }.map(\.path))
         let entries = differences.compactMap { difference in difference.new.map { (path: difference.path, id: $0) } }
-        changes.removed = differences.filter { $0.new == nil }.map(\.path)
-        try decodeEntries(entries, origin: DataOrigin(commit)) { entry, result in
+        try decodeEntries(entries, origin: DataOrigin(head)) { entry, result in
             switch result {
             case .success(let record): changes.saved.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record))
             case .failure: changes.removed.append(entry.path)
@@ -70,18 +58,15 @@ extension RecordStore {
 
     /// Decodes records by the blobs an index holds for them, as read at `head`, and calls
     /// `body` with each in order, a batch at a time (memory stays bounded however many).
-    package func forEachStored(
-        _ stored: [(path: String, blob: String)], at head: CommitID, _ body: (Record) throws -> Void
-    ) throws {
-        let commit = try engine.read { session in try session.existingCommit(head) }
+    package func forEachStored(_ stored: [(path: String, blob: String)], at head: Commit, _ body: (Record) throws -> Void) throws {
         var entries: [(path: String, id: ObjectID)] = []
         entries.reserveCapacity(stored.count)
         for item in stored {
             guard let id = ObjectID(hex: item.blob) else {
-                throw StoreError.undecodableValue(commit: head, path: item.path, reason: "the index names no blob ('\(item.blob)')")
+                throw StoreError.undecodableValue(commit: head.id, path: item.path, reason: "the index names no blob ('\(item.blob)')")
             }
             entries.append((item.path, id))
         }
-        try decodeEntries(entries, origin: DataOrigin(commit)) { _, result in try body(try result.get()) }
+        try decodeEntries(entries, origin: DataOrigin(head)) { _, result in try body(try result.get()) }
     }
 }

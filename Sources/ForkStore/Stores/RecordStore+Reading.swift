@@ -5,11 +5,7 @@ import Synchronization
 extension RecordStore {
     /// The record with this id on a fork, or nil. Reads and decodes that record only.
     public func record(_ id: String, in fork: Fork = .main) throws -> Record? {
-        try engine.read { session in
-            let head = try session.head(of: fork)
-            try session.checkStamps(of: head)
-            return try layout.record(id, in: head, session: session)
-        }
+        try engine.read { session in try layout.record(id, in: session.readableHead(of: fork), session: session) }
     }
 
     /// How many records a fork holds: read from the head commit's `Record-Count` trailer, so it
@@ -53,17 +49,20 @@ extension RecordStore {
     public func forEachRecord(
         in fork: Fork = .main, onProblem: (RecordProblem) throws -> Void, _ body: (Record) throws -> Void
     ) throws {
-        let (head, entries) = try engine.read { session in
-            let head = try session.head(of: fork)
-            try session.checkStamps(of: head)
-            return (head, try layout.entries(in: head.tree, session: session))
-        }
-        try decodeEntries(entries, origin: DataOrigin(head)) { _, result in
+        try decodeAll(at: engine.read { session in try session.readableHead(of: fork) }) { _, result in
             switch result {
             case .success(let record): try body(record)
             case .failure(let problem): try onProblem(problem)
             }
         }
+    }
+
+    /// Every record file of a commit, read and decoded (see ``decodeEntries(_:origin:_:)``).
+    func decodeAll(
+        at commit: Commit, _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
+    ) throws {
+        let entries = try engine.read { session in try layout.entries(in: commit.tree, session: session) }
+        try decodeEntries(entries, origin: DataOrigin(commit), body)
     }
 
     /// Reads and decodes `entries` in batches (each read under the store's lock, so writers
