@@ -33,7 +33,6 @@ struct LocalRemote {
         let objects = try repository.objectsAdded(by: Array(arriving))
         try transfer.writePack(objects: objects, from: repository)
         progress?(TransferStatistics(direction: .fetch, objects: objects.count, totalObjects: objects.count, bytes: 0))
-        try transfer.refreshObjects()
         try transfer.updateReference(reference, to: head, expecting: nil, logMessage: "forkstore: fetch")
         return head
     }
@@ -49,19 +48,19 @@ struct LocalRemote {
                 return "the remote's main has commits this replica has not merged (non-fast-forward)"
             }
         }
-        let leaving = try source.walk(from: head, hiding: remoteHead.map { [$0] } ?? []).reversed()
+        let leaving = try source.walk(from: head, hiding: remoteHead).reversed()
         let objects = try source.objectsAdded(by: Array(leaving))
         try repository.writePack(objects: objects, from: source)
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: 0))
-        try repository.refreshObjects()
         do {
             try repository.updateReference(Fork.main.referenceName, to: head, expecting: remoteHead, logMessage: "forkstore: push")
-        } catch let error where error.code == .modified || error.code == .exists {
+        } catch let error where [.modified, .exists, .locked].contains(error.code) {
+            // Another replica's push holds or has just moved the ref.
             return "the remote's main moved during the push (non-fast-forward)"
         }
         // Every push adds a pack to the remote; roll small ones up as the store does its own.
         let packs = repository.packs()
-        if packs.count > 16 { _ = try? repository.rollUp(Repository.packsToRollUp(packs)) }
+        if packs.count > Repository.packsBeforeRollUp { _ = try? repository.rollUp(Repository.packsToRollUp(packs)) }
         return nil
     }
 }
