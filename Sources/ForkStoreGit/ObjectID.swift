@@ -45,6 +45,9 @@ private extension UInt8 {
 }
 
 extension ObjectID {
+    /// The id of the empty tree, the same in every repository.
+    package static let emptyTreeHex = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
     /// The id git would give `bytes` stored as a blob (`git hash-object --stdin`), without
     /// writing anything.
     package static func blobHash(of bytes: [UInt8]) -> ObjectID {

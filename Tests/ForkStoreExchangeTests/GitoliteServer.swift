@@ -33,28 +33,11 @@ final class GitoliteServer: Sendable {
         try (try String(contentsOfFile: conf, encoding: .utf8) + rules).write(toFile: conf, atomically: true, encoding: .utf8)
         let compiled = try run("/usr/bin/gitolite", ["setup"], environment: environment)
         guard compiled.status == 0 else { throw ServerDidNotStart(log: compiled.stderr) }
-        let fingerprint = try run("/usr/bin/ssh-keygen", ["-lf", folder + "/host.pub"]).stdout
-        hostKeyFingerprint = String(fingerprint.split(separator: " ")[1])
-        user = String(cString: getpwuid(getuid()).pointee.pw_name)
-        let config = """
-            ListenAddress 127.0.0.1
-            HostKey \(folder)/host
-            PidFile \(folder)/sshd.pid
-            AuthorizedKeysFile \(home)/.ssh/authorized_keys
-            PermitRootLogin prohibit-password
-            PubkeyAuthentication yes
-            PasswordAuthentication no
-            KbdInteractiveAuthentication no
-            UsePAM no
-            StrictModes no
-            SetEnv HOME=\(home)
-
-            """
-        try config.write(toFile: folder + "/sshd_config", atomically: true, encoding: .utf8)
-        try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-        process = try ChildProcess(
-            "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)], logPath: folder + "/sshd.log")
-        try waitForPort(port, process: process)
+        hostKeyFingerprint = try SSHServer.fingerprint(ofPublicKey: folder + "/host.pub")
+        user = SSHServer.currentUser
+        process = try SSHServer.startSSHD(
+            folder: folder, hostKey: folder + "/host", authorizedKeys: home + "/.ssh/authorized_keys", port: port,
+            extraConfig: "SetEnv HOME=\(home)")
     }
 
     /// The `notes` repository's URL, and the credentials of `name`'s key.

@@ -72,7 +72,7 @@ struct LaterWriteWinsTests {
 
     @Test func oneEditNowBeatsManyEditsLongAgo() throws {
         let clock = TestClock()
-        let store = try Store<Doc>.create(at: TemporaryFolder().child("s"), options: clock.options)
+        let store = try Store<Doc>.inMemory(options: clock.options)
         try store.save(Doc(title: "base"))
         let busy = try Fork("busy"), recent = try Fork("recent")
         try store.createFork(busy)

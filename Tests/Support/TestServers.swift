@@ -63,28 +63,44 @@ public final class SSHServer: Sendable {
             try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", key])
         }
         try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: folder + "/authorized_keys")
-        let fingerprint = try run("/usr/bin/ssh-keygen", ["-lf", hostKey + ".pub"]).stdout
-        hostKeyFingerprint = String(fingerprint.split(separator: " ")[1])
-        user = String(cString: getpwuid(getuid()).pointee.pw_name)
+        hostKeyFingerprint = try Self.fingerprint(ofPublicKey: hostKey + ".pub")
+        user = Self.currentUser
+        process = try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: port)
+    }
+
+    /// The user the tests run as, whom sshd lets in.
+    public static var currentUser: String { String(cString: getpwuid(getuid()).pointee.pw_name) }
+
+    /// The SHA256 fingerprint of a public key file, as `ssh-keygen -l` prints it.
+    public static func fingerprint(ofPublicKey path: String) throws -> String {
+        String(try run("/usr/bin/ssh-keygen", ["-lf", path]).stdout.split(separator: " ")[1])
+    }
+
+    /// Starts sshd on 127.0.0.1:`port` with keys only (no passwords, no PAM), its config, pid
+    /// file and log in `folder`; `extraConfig` lines are added to its config.
+    public static func startSSHD(
+        folder: String, hostKey: String, authorizedKeys: String, port: Int, extraConfig: String = ""
+    ) throws -> ChildProcess {
         let config = """
             ListenAddress 127.0.0.1
             HostKey \(hostKey)
             PidFile \(folder)/sshd.pid
-            AuthorizedKeysFile \(folder)/authorized_keys
+            AuthorizedKeysFile \(authorizedKeys)
             PermitRootLogin prohibit-password
             PubkeyAuthentication yes
             PasswordAuthentication no
             KbdInteractiveAuthentication no
             UsePAM no
             StrictModes no
+            \(extraConfig)
 
             """
         try config.write(toFile: folder + "/sshd_config", atomically: true, encoding: .utf8)
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
-        process = try ChildProcess(
-            "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)],
-            logPath: folder + "/sshd.log")
+        let process = try ChildProcess(
+            "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)], logPath: folder + "/sshd.log")
         try waitForPort(port, process: process)
+        return process
     }
 
     public func url(_ absolutePath: String) -> String {

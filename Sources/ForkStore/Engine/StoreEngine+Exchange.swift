@@ -93,9 +93,11 @@ extension StoreEngine {
     /// remote's history as it is, rather than merging two unrelated histories: a new replica
     /// joining a remote starts where the others are. Nil when `main` holds anything.
     private func joinRemoteHistory(_ incoming: CommitID) throws -> MergeOutcome? {
-        let (_, newHead) = try advance(.main, kind: .fastForwarded, mergedFrom: .cloud) { session, head in
-            guard head.parents.isEmpty, head.id != incoming, head.tree == (try session.writeTree([])) else { return .nothing }
-            return .move(to: incoming.objectID, as: .fastForwarded)
+        func holdsNothing(_ head: Commit) -> Bool { head.parents.isEmpty && head.id != incoming && head.tree.hex == ObjectID.emptyTreeHex }
+        // Most syncs find work in `main`: tell so without the writer lock.
+        guard try read({ session in holdsNothing(try session.head(of: .main)) }) else { return nil }
+        let (_, newHead) = try advance(.main, kind: .fastForwarded, mergedFrom: .cloud) { _, head in
+            holdsNothing(head) ? .move(to: incoming.objectID, as: .fastForwarded) : .nothing
         }
         return newHead.map { .fastForwarded(to: $0.id) }
     }
