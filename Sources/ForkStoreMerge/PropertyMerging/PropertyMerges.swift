@@ -106,9 +106,11 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
 
     public func merge(ancestor: Root, dominant: Root, subordinate: Root) throws -> Root {
         MergeContext.strategyRan(name)
-        let keys = try entries.map { try storedKeys(of: $0, in: dominant, comparedWith: [subordinate, ancestor]) }
+        // Encoded once: every named property is found against it, and the rest merged on it.
+        let encoded = try? Self.json(dominant)
+        let keys = try entries.map { try storedKeys(of: $0, in: dominant, encoded: encoded, comparedWith: [subordinate, ancestor]) }
         var result = try mergeUnnamed(
-            ancestor: ancestor, dominant: dominant, subordinate: subordinate, except: Set(keys.joined()))
+            ancestor: ancestor, dominant: dominant, encoded: encoded, subordinate: subordinate, except: Set(keys.joined()))
         for (entry, keys) in zip(entries, keys) {
             try MergeContext.inside(keys.first ?? entry.key ?? "") {
                 try entry.merge(ancestor, dominant, subordinate, &result)
@@ -119,8 +121,9 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
 
     public func salvage(dominant: Root, subordinate: Root) throws -> Root {
         var result = dominant
+        let encoded = try? Self.json(dominant)
         for entry in entries {
-            let keys = try storedKeys(of: entry, in: dominant, comparedWith: [subordinate])
+            let keys = try storedKeys(of: entry, in: dominant, encoded: encoded, comparedWith: [subordinate])
             try MergeContext.inside(keys.first ?? entry.key ?? "") {
                 try entry.salvage(dominant, subordinate, &result)
             }
@@ -129,10 +132,11 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     }
 
     /// The JSON keys a named property is stored under, found by copying its value from each of
-    /// `others` into `value` in turn and seeing which top-level keys change. Empty when the
-    /// property encodes the same on every side (then nothing about it can conflict).
-    private func storedKeys(of entry: Entry, in value: Root, comparedWith others: [Root]) throws -> [String] {
-        guard case .object(let original)? = try? Self.json(value) else { return entry.key.map { [$0] } ?? [] }
+    /// `others` into `value` (`encoded` is its JSON) in turn and seeing which top-level keys
+    /// change. Empty when the property encodes the same on every side (then nothing about it
+    /// can conflict).
+    private func storedKeys(of entry: Entry, in value: Root, encoded: JSONValue?, comparedWith others: [Root]) throws -> [String] {
+        guard case .object(let original)? = encoded else { return entry.key.map { [$0] } ?? [] }
         for other in others {
             var probe = value
             entry.transplant(other, &probe)
@@ -152,9 +156,11 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
 
     /// Last-writer-wins for each stored property the description does not name, done on the
     /// encoded JSON so it needs no code per property.
-    private func mergeUnnamed(ancestor: Root, dominant: Root, subordinate: Root, except named: Set<String>) throws -> Root {
+    private func mergeUnnamed(
+        ancestor: Root, dominant: Root, encoded: JSONValue?, subordinate: Root, except named: Set<String>
+    ) throws -> Root {
         guard case .object(let base)? = try? Self.json(ancestor),
-            case .object(let mine)? = try? Self.json(dominant),
+            case .object(let mine)? = encoded,
             case .object(let theirs)? = try? Self.json(subordinate)
         else { return dominant }
         var merged: [JSONValue.Member] = []
