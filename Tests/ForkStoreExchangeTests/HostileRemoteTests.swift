@@ -75,8 +75,7 @@ struct HostileRemoteTests {
         sourceLocation: SourceLocation = #_sourceLocation
     ) async throws {
         let lab = try SyncLab()
-        let store = try RecordStore<Task2>.create(at: lab.folder.child("store"), options: options)
-        let exchange = Exchange(store: store, remote: try Remote(lab.remotePath))
+        let (store, exchange): (RecordStore<Task2>, Exchange) = try lab.recordReplica("store", options: options)
         try await store.save(Task2(id: "good", title: "good"))
         try await exchange.sync()
         let remote = CraftedRemote(path: lab.remotePath)
@@ -218,8 +217,7 @@ struct HostileRemoteTests {
 
     @Test func aValidCommitFromAPeerIsTaken() async throws {
         let lab = try SyncLab()
-        let store = try RecordStore<Task2>.create(at: lab.folder.child("store"))
-        let exchange = Exchange(store: store, remote: try Remote(lab.remotePath))
+        let (store, exchange): (RecordStore<Task2>, Exchange) = try lab.recordReplica("store")
         try await store.save(Task2(id: "good", title: "good"))
         try await exchange.sync()
         let remote = CraftedRemote(path: lab.remotePath)

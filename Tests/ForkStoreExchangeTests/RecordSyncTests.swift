@@ -14,10 +14,8 @@ struct Task2: Resource, Identifiable, Equatable {
 struct RecordSyncTests {
     @Test func recordCollectionsSyncRecordByRecord() async throws {
         let lab = try SyncLab()
-        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
-        let two = try RecordStore<Task2>.create(at: lab.folder.child("two"))
-        let oneSync = Exchange(records: one, remote: try Remote(lab.remotePath))
-        let twoSync = Exchange(records: two, remote: try Remote(lab.remotePath))
+        let (one, oneSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("one")
+        let (two, twoSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("two")
         try await one.save([Task2(id: "a", title: "from one"), Task2(id: "shared", title: "base")])
         try await oneSync.sync()
         try await twoSync.sync()
@@ -41,10 +39,8 @@ struct RecordSyncTests {
     /// and its blob), not a walk of the whole collection, and git finds the remote sound.
     @Test func aOneRecordPushToAPathRemoteShipsOnlyWhatChanged() async throws {
         let lab = try SyncLab()
-        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
-        let two = try RecordStore<Task2>.create(at: lab.folder.child("two"))
-        let oneSync = Exchange(records: one, remote: try Remote(lab.remotePath))
-        let twoSync = Exchange(records: two, remote: try Remote(lab.remotePath))
+        let (one, oneSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("one")
+        let (two, twoSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("two")
         try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
         try await oneSync.sync()
         try await twoSync.sync()

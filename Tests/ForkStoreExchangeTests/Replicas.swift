@@ -37,6 +37,14 @@ final class SyncLab: Sendable {
         return (store, Exchange(store: store, remote: remote, options: options))
     }
 
+    /// A record collection in the lab syncing with its remote.
+    func recordReplica<Record>(
+        _ name: String, options: StoreOptions = StoreOptions()
+    ) throws -> (RecordStore<Record>, Exchange) where Record: Resource & Identifiable, Record.ID == String {
+        let store = try RecordStore<Record>.create(at: folder.child(name), options: options)
+        return (store, Exchange(records: store, remote: try Remote(remotePath)))
+    }
+
     /// Two replicas of `remote` each add an item and sync in turn; both, and the remote, must
     /// end with both items.
     func expectTwoReplicasConverge(through remote: Remote, sourceLocation: SourceLocation = #_sourceLocation) async throws {
