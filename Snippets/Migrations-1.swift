@@ -5,9 +5,10 @@ struct Note: Resource, Identifiable {
     static let modelVersion = 2
     static let migrationPlan = MigrationPlan([
         // `done` became `completedAt`: a custom stage transforms the stored JSON.
-        .custom(from: 1, to: 2) { json, context in
+        .custom(from: 1, to: 2) { json, _ in
+            // When a version-1 note was done is not stored: 0 (2001-01-01) says "unknown".
             if json["done"] == .bool(true) {
-                json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate))
+                json["completedAt"] = .number("0")
             }
             json["done"] = nil
         },

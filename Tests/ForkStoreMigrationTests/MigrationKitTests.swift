@@ -15,8 +15,8 @@ struct TodoV1: Resource, Identifiable, Equatable {
 struct TodoV2: Resource, Identifiable, Equatable {
     static let modelVersion = 2
     static let migrationPlan = MigrationPlan([
-        .custom(from: 1, to: 2) { json, context in
-            if json["done"] == .bool(true) { json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate)) }
+        .custom(from: 1, to: 2) { json, _ in
+            if json["done"] == .bool(true) { json["completedAt"] = .number("0") }
             json["done"] = nil
         }
     ])

@@ -15,10 +15,10 @@ struct TaskV1: Resource, Identifiable, Equatable {
 struct TaskV2: Resource, Identifiable, Equatable, Mergeable {
     static let modelVersion = 2
     static let migrationPlan = MigrationPlan([
-        .custom(from: 1, to: 2) { json, context in
+        .custom(from: 1, to: 2) { json, _ in
             let done = json["done"] == .bool(true)
             json["done"] = nil
-            if done { json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate)) }
+            if done { json["completedAt"] = .number("0") }
         }
     ])
     var id: String

@@ -91,7 +91,7 @@ struct SharedStoreTests {
         }
         #expect(merge.parents.count == 2)
         #expect(merge.trailer("Merged-Fork") == "ui")
-        #expect(merge.trailer("Merge-Strategy") == "mergeable")
+        #expect(merge.trailer("Merge-Strategy") == (layout == .records ? "record-by-record" : "mergeable"))
         #expect(try store.items() == ["base", "on-main", "on-ui"])
         // Bringing main back into the fork fast-forwards it; merging again changes nothing.
         #expect(try store.mergeFromMain(into: ui) == .fastForwarded(to: merge.id))

@@ -17,10 +17,12 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     static let modelVersion = ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] == "1" ? 1 : 2
 
     static let migrationPlan = MigrationPlan([
-        // `done` became `completedAt`: a done note is taken as completed when its commit was made.
-        .custom(from: 1, to: 2) { json, context in
+        // `done` became `completedAt`. When a version-1 note was done is not stored, so it
+        // becomes 0 (2001-01-01, "done, time unknown"), as the version-1 decoder below reads it:
+        // a migration depends on the stored data only, so it gives the same note every time.
+        .custom(from: 1, to: 2) { json, _ in
             if json["done"] == .bool(true) {
-                json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate))
+                json["completedAt"] = .number("0")
             }
             json["done"] = nil
         }

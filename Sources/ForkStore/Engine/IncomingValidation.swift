@@ -24,7 +24,6 @@ extension StoreEngine {
         for id in arriving {
             let commit = try session.commit(id)
             do {
-                try Self.validateTrailers(of: commit)
                 try session.checkStamps(of: commit)
                 let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
                 try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session)
@@ -60,47 +59,8 @@ extension StoreEngine {
         case .unsupportedModelVersion(let found, let oldest, _):
             return refuse("", "its model version \(found) is older than the oldest this app reads (\(oldest))")
         case .missingModelVersion: return refuse("", "it has no Model-Version trailer")
+        case .malformedCommit(_, let reason): return refuse("", reason)
         default: return error
-        }
-    }
-
-    /// Each trailer ForkStore reads appears at most once (the stamps exactly once), with a
-    /// value in range: an ambiguous or out-of-range stamp is refused, never guessed.
-    static func validateTrailers(of commit: Commit) throws(StoreError) {
-        func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: "", rule: rule) }
-        func values(_ key: String) -> [String] {
-            commit.trailers.filter { $0.key.caseInsensitiveCompare(key) == .orderedSame }.map(\.value)
-        }
-        func decimal(_ text: String, digits: Int) -> Bool {
-            !text.isEmpty && text.utf8.count <= digits && text.utf8.allSatisfy { (48...57).contains($0) }
-                && (text == "0" || !text.hasPrefix("0"))
-        }
-        for key in [TrailerKey.modelVersion, TrailerKey.formatVersion] {
-            let found = values(key)
-            guard found.count == 1 else {
-                throw refuse("it has \(found.count) \(key) trailers; exactly one is required")
-            }
-            guard decimal(found[0], digits: 9), found[0] != "0" else {
-                throw refuse("its \(key) '\(found[0])' is not a whole number from 1 to 999999999")
-            }
-        }
-        for key in [TrailerKey.lamport, TrailerKey.clock, TrailerKey.replica, TrailerKey.recordCount] where values(key).count > 1 {
-            throw refuse("it has \(values(key).count) \(key) trailers; at most one is allowed")
-        }
-        if let lamport = values(TrailerKey.lamport).first, !decimal(lamport, digits: 15) {
-            throw refuse("its Lamport '\(lamport)' is not a whole number below 10^15")
-        }
-        if let clock = values(TrailerKey.clock).first {
-            let parts = clock.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
-            guard parts.count == 2, decimal(parts[0], digits: 15), decimal(parts[1], digits: 9) else {
-                throw refuse("its Clock '\(clock)' is not <milliseconds>-<counter> within range")
-            }
-        }
-        if let count = values(TrailerKey.recordCount).first, !decimal(count, digits: 15) {
-            throw refuse("its Record-Count '\(count)' is not a whole number below 10^15")
-        }
-        if let replica = values(TrailerKey.replica).first, !StoreClock.isValid(replica) {
-            throw refuse("its Replica '\(replica)' is not 16 lowercase hexadecimal digits")
         }
     }
 }

@@ -14,11 +14,14 @@ extension StoreModel {
         ]
     }
 
-    /// Throws unless this build can read the commit: a newer format, a missing or unknown
-    /// model version throw before anything is decoded.
+    /// Throws unless this build can read the commit: a newer format, a malformed message or
+    /// stamp, a missing or unknown model version throw before anything is decoded.
     func checkStamps(of commit: Commit) throws(StoreError) {
         if let format = commit.formatVersion, format > FormatVersion.current {
             throw StoreError.newerFormatVersion(found: format, supported: FormatVersion.current)
+        }
+        if let problem = commit.problem {
+            throw StoreError.malformedCommit(commit: commit.id, reason: problem)
         }
         guard let modelVersion = commit.modelVersion else {
             throw StoreError.missingModelVersion(commit: commit.id)

@@ -81,7 +81,8 @@ extension StoreEngine {
     }
 
     /// The trailers that let `git log` show what a merge decided: the fork merged, the
-    /// whole-value decision, the strategies that ran, and the first ten conflicts.
+    /// whole-value decision, the strategies that ran, and ten conflicts (the first by the UTF-8
+    /// bytes of their written form, so every replica writes the same ten).
     static func mergeTrailers(
         from source: Fork, decision: MergeDecision, conflicts: [MergeConflict], strategies: [String]
     ) -> [Trailer] {
@@ -90,11 +91,13 @@ extension StoreEngine {
             Trailer(key: TrailerKey.mergeStrategy, value: decision.rawValue),
         ]
         if !strategies.isEmpty {
-            trailers.append(Trailer(key: TrailerKey.mergeStrategies, value: strategies.joined(separator: ", ")))
+            let names = strategies.map(TrailerText.escapingAllButUnreserved).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+            trailers.append(Trailer(key: TrailerKey.mergeStrategies, value: names.joined(separator: ", ")))
         }
         trailers.append(Trailer(key: TrailerKey.mergeConflicts, value: String(conflicts.count)))
-        for conflict in conflicts.prefix(10) {
-            trailers.append(Trailer(key: TrailerKey.mergeConflict, value: conflict.description))
+        let written = conflicts.map(\.description).sorted { $0.utf8.lexicographicallyPrecedes($1.utf8) }
+        for value in written.prefix(10) {
+            trailers.append(Trailer(key: TrailerKey.mergeConflict, value: value))
         }
         return trailers
     }

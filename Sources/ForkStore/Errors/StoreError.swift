@@ -36,6 +36,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case unknownModelVersion(found: Int, known: Int, commit: CommitID)
     /// A commit has no `Model-Version` trailer, so its data cannot be read safely.
     case missingModelVersion(commit: CommitID)
+    /// A commit's message or stamp breaks the format's trailer rules (a stamp twice, a value
+    /// not in its one written form, a message git reads in two ways), so its data is not read.
+    case malformedCommit(commit: CommitID, reason: String)
     /// A stored blob is not valid JSON.
     case invalidJSON(commit: CommitID, path: String, reason: String)
     /// A stored blob is valid JSON but does not decode as the resource type.
@@ -101,6 +104,8 @@ extension StoreError: CustomStringConvertible {
             "Commit \(commit.short) holds data of model version \(found), but this app knows model version \(known) at most. Nothing was read; update the app to read it."
         case .missingModelVersion(let commit):
             "Commit \(commit.short) has no Model-Version trailer, so its data cannot be read safely."
+        case .malformedCommit(let commit, let reason):
+            "Commit \(commit.short) is malformed: \(reason). Its data was not read."
         case .invalidJSON(let commit, let path, let reason):
             "'\(path)' in commit \(commit.short) is not valid JSON: \(reason)."
         case .undecodableValue(let commit, let path, let reason):

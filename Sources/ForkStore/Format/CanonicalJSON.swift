@@ -6,10 +6,9 @@
 ///   empty objects and arrays are written `{}` and `[]`.
 /// - Strings escape only `"`, `\` and control characters below U+0020 (`\b \f \n \r \t`,
 ///   otherwise `\u00XX` in lowercase hex); everything else is written as UTF-8, unnormalized.
-/// - Integers (no fraction or exponent in the input) keep their digits; `-0` is `0`.
-///   Other numbers are parsed as IEEE doubles: integral values of magnitude below 2^53 are
-///   written as integers, anything else in the shortest form that reads back to the same
-///   double (Swift's `description`, e.g. `0.1`, `1e-05`, `1e+100`).
+/// - A number is the exact decimal it writes: whole numbers as their digits (`1.0` and `1e3`
+///   are `1` and `1000`, `-0` is `0`), others in ECMAScript's layout of their exact digits
+///   (`0.1`, `0.00001`, `1.5e-7`), so every form of one value gives the same bytes.
 ///
 /// The full specification is in `Schema/FORMAT.md`.
 public enum CanonicalJSON {
@@ -90,17 +89,55 @@ public enum CanonicalJSON {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// The canonical literal for a JSON number literal, or nil if it is not finite.
+    /// The canonical literal of a JSON number literal (Schema/FORMAT.md 4): a number is the
+    /// exact decimal it writes, never rounded through a double. A whole number is written as
+    /// its digits; any other value in ECMAScript's `Number::toString` layout (RFC 8785) of its
+    /// exact digits: `0.001`, `1.5`, `1e-7`. Nil when its leading digit's power of ten is
+    /// outside -324...308 (beyond any IEEE double).
     static func canonicalNumber(_ literal: String) -> String? {
-        let isInteger = !literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" })
-        if isInteger {
+        var utf8 = Substring(literal).utf8[...]
+        let negative = utf8.first == UInt8(ascii: "-")
+        if negative { utf8 = utf8.dropFirst() }
+        // Most numbers are integers already in their one form (JSON has no leading zeros).
+        if utf8.count <= 309, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
             return literal == "-0" ? "0" : literal
         }
-        guard let double = Double(literal), double.isFinite else { return nil }
-        if double == double.rounded(), abs(double) < 9_007_199_254_740_992 {
-            return String(Int64(double))
+        let exponentStart = utf8.firstIndex { $0 | 0x20 == UInt8(ascii: "e") }
+        let mantissa = utf8[..<(exponentStart ?? utf8.endIndex)]
+        let point = mantissa.firstIndex(of: UInt8(ascii: "."))
+        let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? mantissa[mantissa.endIndex...]
+        var digits = Array(mantissa[..<(point ?? mantissa.endIndex)]) + Array(fraction)
+        var exponent = -fraction.count
+        if let exponentStart {
+            var written = utf8[utf8.index(after: exponentStart)...]
+            let negativeExponent = written.first == UInt8(ascii: "-")
+            if written.first == UInt8(ascii: "-") || written.first == UInt8(ascii: "+") { written = written.dropFirst() }
+            written = written.drop { $0 == UInt8(ascii: "0") }
+            guard written.count <= 9 else { return digits.allSatisfy { $0 == UInt8(ascii: "0") } ? "0" : nil }
+            let magnitude = written.reduce(0) { $0 * 10 + Int($1 - 48) }
+            exponent += negativeExponent ? -magnitude : magnitude
         }
-        return double.description
+        guard let firstSignificant = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return "0" }
+        digits.removeFirst(firstSignificant)
+        while digits.last == UInt8(ascii: "0") {
+            digits.removeLast()
+            exponent += 1
+        }
+        // The value is 0.d1…dk × 10^n.
+        let k = digits.count, n = k + exponent
+        guard (-323...309).contains(n) else { return nil }
+        let text = String(decoding: digits, as: UTF8.self)
+        var result = negative ? "-" : ""
+        if exponent >= 0 {
+            result += text + String(repeating: "0", count: exponent)
+        } else if 0 < n, n <= 21 {
+            result += text.prefix(n) + "." + text.dropFirst(n)
+        } else if -6 < n, n <= 0 {
+            result += "0." + String(repeating: "0", count: -n) + text
+        } else {
+            result += text.prefix(1) + (k > 1 ? "." + text.dropFirst() : "") + (n - 1 >= 0 ? "e+" : "e-") + String(abs(n - 1))
+        }
+        return result
     }
 }
 

@@ -1,18 +1,19 @@
-/// JSON Pointers (RFC 6901): `/notes/4f2a/title`, with `~` written `~0` and `/` written `~1`.
+/// JSON Pointers (RFC 6901): `/notes/4f2a/title`, with `~` written `~0` and `/` written `~1`,
+/// escaped per Unicode scalar (a `/` followed by a combining mark is still a `/`).
 enum JSONPointer {
     static func string(_ components: [String]) -> String {
         components.map { "/" + escape($0) }.joined()
     }
 
     private static func escape(_ component: String) -> String {
-        var result = ""
-        for character in component {
-            switch character {
-            case "~": result += "~0"
-            case "/": result += "~1"
-            default: result.append(character)
+        var result = String.UnicodeScalarView()
+        for scalar in component.unicodeScalars {
+            switch scalar {
+            case "~": result.append(contentsOf: "~0".unicodeScalars)
+            case "/": result.append(contentsOf: "~1".unicodeScalars)
+            default: result.append(scalar)
             }
         }
-        return result
+        return String(result)
     }
 }

@@ -1,5 +1,3 @@
-import Foundation
-
 /// A `Key: value` line at the end of a commit message, as `git interpret-trailers` reads it.
 public struct Trailer: Sendable, Hashable {
     /// The key, such as `Model-Version`.
@@ -30,46 +28,184 @@ enum TrailerKey {
     static let mergeConflict = "Merge-Conflict"
 }
 
-/// Splits and joins commit messages of the form "subject\n\nbody\n\nKey: value\nKey: value\n".
+/// Commit messages of the form "free text, blank line, trailer block", written and read the
+/// way stock git reads trailers with its default configuration, so that `git log
+/// --format=%(trailers)`, `git interpret-trailers --parse` and ForkStore agree on every
+/// commit ForkStore writes. Where git's two readers could disagree, or git's reading depends
+/// on configuration, the message is malformed: refused, never guessed (Schema/FORMAT.md 5).
 enum CommitMessage {
-    /// Appends a trailer block to a message. Control characters other than newlines and tabs
-    /// are dropped from the message, and NUL can never reach libgit2's C strings.
-    static func compose(_ message: String, trailers: [Trailer]) -> String {
-        let cleaned = String(String.UnicodeScalarView(message.unicodeScalars.filter {
-            $0 == "\n" || $0 == "\t" || ($0.value >= 0x20 && $0.value != 0x7F)
+    /// A message read: its free text, its trailers in order, and why it is malformed, if it is.
+    struct Parsed {
+        var text: String
+        var trailers: [Trailer]
+        var problem: String?
+    }
+
+    /// What a writer writes when it is given no free text: git reads a message's first
+    /// paragraph as its title, never as trailers.
+    static let untitled = "(no message)"
+
+    /// The message of a commit: `text` made safe for git's reading, a blank line, then one
+    /// `Key: value` line per trailer.
+    static func compose(_ text: String, trailers: [Trailer]) -> String {
+        let cleaned = String(String.UnicodeScalarView(text.unicodeScalars.filter {
+            $0 == "\n" || $0 == "\t" || !$0.isControl
         }))
-        let body = cleaned.trimmingWhitespaceAndNewlines()
-        let block = trailers.map { "\($0.key): \(singleLine($0.value))" }.joined(separator: "\n")
-        return (body.isEmpty ? "" : body + "\n\n") + block + "\n"
+        let lines = cleaned.trimmingWhitespaceAndNewlines().unicodeScalars
+            .split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
+            .map { isPatchDivider($0) || isScissors($0) ? " " + $0 : String($0) }
+        let free = lines.joined(separator: "\n")
+        let block = trailers.map { "\($0.key): \(TrailerText.singleLine($0.value))" }.joined(separator: "\n")
+        return (free.isEmpty ? untitled : free) + "\n\n" + block + "\n"
     }
 
-    /// The message without its trailer block, and the trailers in order.
-    static func split(_ message: String) -> (text: String, trailers: [Trailer]) {
-        let trimmed = message.trimmingWhitespaceAndNewlines()
-        let paragraphs = trimmed.components(separatedBy: "\n\n")
-        guard let last = paragraphs.last else { return ("", []) }
+    /// Reads a message as git does: the trailer block is the last paragraph, when it is not
+    /// the title and every line of it is a trailer (or continues one).
+    static func parse(_ message: String) -> Parsed {
+        // Lines split at LF only, as git splits them ("\r\n" is one Character in Swift).
+        var lines = message.unicodeScalars.split(separator: "\n", omittingEmptySubsequences: false).map(Substring.init)
+        func malformed(_ reason: String) -> Parsed {
+            Parsed(text: message.trimmingWhitespaceAndNewlines(), trailers: [], problem: reason)
+        }
+        if lines.count > 1, let first = lines.first, isBlank(first) {
+            return malformed("it starts with a blank line, which git log skips and git interpret-trailers does not")
+        }
+        if lines.contains(where: isPatchDivider) {
+            return malformed("a line starts with '---', which git interpret-trailers reads as the start of a patch")
+        }
+        if lines.contains(where: isScissors) {
+            return malformed("it holds git's scissors line, after which git ignores the message")
+        }
+        while let last = lines.last, isBlank(last) { lines.removeLast() }
+        if let last = lines.last, last.utf8.first == UInt8(ascii: "#") {
+            return malformed("its last line starts with '#', a comment line to git")
+        }
+        let freeTextOnly = Parsed(text: lines.joined(separator: "\n"), trailers: [], problem: nil)
+        guard let titleEnd = lines.firstIndex(where: isBlank), let lastBlank = lines.lastIndex(where: isBlank),
+              titleEnd <= lastBlank, lastBlank + 1 < lines.count
+        else { return freeTextOnly }
+        let block = lines[(lastBlank + 1)...]
+        guard block.contains(where: { separatorIndex(in: $0) != nil }) else { return freeTextOnly }
         var trailers: [Trailer] = []
-        for line in last.split(separator: "\n", omittingEmptySubsequences: true) {
-            guard let trailer = parseTrailer(line) else { return (trimmed, []) }
-            trailers.append(trailer)
+        for line in block {
+            if let separator = separatorIndex(in: line) {
+                trailers.append(Trailer(key: String(line[..<separator]).trimmingASCIIWhitespace(),
+                                        value: String(line[line.index(after: separator)...])))
+            } else if !trailers.isEmpty, line.utf8.first == UInt8(ascii: " ") || line.utf8.first == UInt8(ascii: "\t") {
+                trailers[trailers.count - 1].value += "\n" + line
+            } else {
+                return malformed("its last paragraph mixes trailers with other lines, which git reads by its configuration")
+            }
         }
-        let text = paragraphs.dropLast().joined(separator: "\n\n")
-        return (text, trailers)
+        let text = lines[..<lastBlank].joined(separator: "\n").trimmingWhitespaceAndNewlines()
+        return Parsed(text: text, trailers: trailers.map { Trailer(key: $0.key, value: unfolded($0.value)) }, problem: nil)
     }
 
-    private static func parseTrailer(_ line: Substring) -> Trailer? {
-        guard let colon = line.firstIndex(of: ":") else { return nil }
-        let key = line[..<colon]
-        guard !key.isEmpty, key.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) else {
-            return nil
+    /// The colon of a trailer line: a token of ASCII letters, digits and `-` at the start of
+    /// the line, then optional spaces or tabs (git's `find_separator`).
+    private static func separatorIndex(in line: Substring) -> Substring.Index? {
+        var sawToken = false, sawSpace = false
+        for index in line.unicodeScalars.indices {
+            let scalar = line.unicodeScalars[index]
+            if scalar == ":" { return sawToken ? index : nil }
+            if !sawSpace, scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" {
+                sawToken = true
+            } else if sawToken, scalar == " " || scalar == "\t" {
+                sawSpace = true
+            } else {
+                return nil
+            }
         }
-        let value = line[line.index(after: colon)...].trimmingWhitespaceAndNewlines()
-        return Trailer(key: String(key), value: value)
+        return nil
     }
 
-    private static func singleLine(_ text: String) -> String {
-        text.replacingOccurrences(of: "\n", with: " ")
+    /// git's `--unfold`: trimmed, each line break and the whitespace after it one space.
+    private static func unfolded(_ value: String) -> String {
+        var result = String.UnicodeScalarView()
+        var skippingSpace = false
+        for scalar in value.unicodeScalars {
+            if scalar == "\n" {
+                result.append(" ")
+                skippingSpace = true
+            } else if !(skippingSpace && scalar.isASCIIWhitespace) {
+                skippingSpace = false
+                result.append(scalar)
+            }
+        }
+        return String(result).trimmingASCIIWhitespace()
     }
+
+    private static func isBlank(_ line: Substring) -> Bool {
+        line.unicodeScalars.allSatisfy(\.isASCIIWhitespace)
+    }
+
+    /// git's patch divider: `---` followed by whitespace or the end of the line.
+    private static func isPatchDivider(_ line: Substring) -> Bool {
+        guard line.utf8.starts(with: "---".utf8) else { return false }
+        return line.unicodeScalars.dropFirst(3).first.map(\.isASCIIWhitespace) ?? true
+    }
+
+    /// The line after which `git commit` (and its trailer reader) ignores the message.
+    private static func isScissors(_ line: Substring) -> Bool {
+        line.utf8.elementsEqual("# ------------------------ >8 ------------------------".utf8)
+    }
+}
+
+/// How text that may hold anything (record ids, app-supplied strategy names) is written
+/// into a trailer value so that it stays on its line and reads back exactly.
+enum TrailerText {
+    /// `%` and control characters (Unicode category Cc) as `%XX` of their UTF-8 bytes.
+    static func escapingControls(_ text: String) -> String {
+        percentEncoding(text) { $0 != "%" && !$0.isControl }
+    }
+
+    /// Every byte outside `A–Z a–z 0–9 - . _` as `%XX`: for names inside lists and parentheses.
+    static func escapingAllButUnreserved(_ text: String) -> String {
+        percentEncoding(text) { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)) }
+    }
+
+    /// Reverses either escaping; nil when a `%` is not followed by two hex digits or the bytes
+    /// are not UTF-8.
+    static func unescaping(_ text: String) -> String? {
+        var bytes: [UInt8] = []
+        var utf8 = text.utf8[...]
+        while let byte = utf8.popFirst() {
+            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
+            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else {
+                return nil
+            }
+            bytes.append(value)
+            utf8 = utf8.dropFirst(2)
+        }
+        return String(validating: bytes, as: UTF8.self)
+    }
+
+    /// A value as one line: control characters (line breaks included) are never written raw.
+    static func singleLine(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isControl ? " " : $0 })).trimmingASCIIWhitespace()
+    }
+
+    private static func percentEncoding(_ text: String, keeping keep: (Unicode.Scalar) -> Bool) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if keep(scalar) {
+                result.unicodeScalars.append(scalar)
+            } else {
+                for byte in String(scalar).utf8 {
+                    result += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+                }
+            }
+        }
+        return result
+    }
+}
+
+extension Unicode.Scalar {
+    /// Unicode general category Cc: U+0000–U+001F and U+007F–U+009F.
+    var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
+
+    /// What C's `isspace` calls whitespace, as git tests it: space, tab, LF, VT, FF, CR.
+    var isASCIIWhitespace: Bool { value == 0x20 || (0x09...0x0D).contains(value) }
 }
 
 extension StringProtocol {
@@ -78,5 +214,13 @@ extension StringProtocol {
         while slice.first?.isWhitespace == true { slice.removeFirst() }
         while slice.last?.isWhitespace == true { slice.removeLast() }
         return String(slice)
+    }
+
+    /// Trimmed of what git trims: ASCII whitespace only (U+00A0 and U+2028 stay).
+    func trimmingASCIIWhitespace() -> String {
+        var scalars = Substring(self).unicodeScalars[...]
+        while scalars.first?.isASCIIWhitespace == true { scalars.removeFirst() }
+        while scalars.last?.isASCIIWhitespace == true { scalars.removeLast() }
+        return String(String.UnicodeScalarView(scalars))
     }
 }

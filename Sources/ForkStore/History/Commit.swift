@@ -55,12 +55,14 @@ public struct Commit: Sendable, Hashable, Identifiable {
     /// The replica (one store on one device) that wrote the commit; nil for commits written
     /// before the `Replica` trailer, or by other tools.
     public let replica: String?
-    /// The writer's model version; nil when the commit has no `Model-Version` trailer.
+    /// The writer's model version; nil when the commit has no valid `Model-Version` trailer.
     public let modelVersion: Int?
-    /// The on-disk format version; nil when the commit has no `Format-Version` trailer.
+    /// The on-disk format version; nil when the commit has no valid `Format-Version` trailer.
     public let formatVersion: Int?
     /// The Lamport counter: one more than the highest of the parents'. 0 when absent.
     public let lamport: Int
+    /// The `Record-Count` trailer of a record collection's commit; nil when absent.
+    let recordCount: Int?
     /// The message without its trailer block.
     public let message: String
     /// The trailers, in order.
@@ -81,21 +83,25 @@ public struct Commit: Sendable, Hashable, Identifiable {
         trailers.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
     }
 
+    /// Why the commit's message or stamp is malformed (Schema/FORMAT.md 5); nil when it is
+    /// well formed. A malformed commit's data is never read.
+    let problem: String?
+
     init(_ object: CommitObject) {
-        let (text, trailers) = CommitMessage.split(object.message)
+        let parsed = CommitMessage.parse(object.message)
+        let stamp = CommitStamp(parsed)
         self.id = CommitID(object.id)
         self.parents = object.parents.map { CommitID($0) }
         self.tree = object.tree
-        self.message = text
-        self.trailers = trailers
-        func value(_ key: String) -> String? {
-            trailers.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
-        }
-        self.modelVersion = value(TrailerKey.modelVersion).flatMap { Int($0) }
-        self.formatVersion = value(TrailerKey.formatVersion).flatMap { Int($0) }
-        self.lamport = max(0, value(TrailerKey.lamport).flatMap { Int($0) } ?? 0)
-        self.replica = value(TrailerKey.replica)
-        if let clock = value(TrailerKey.clock).flatMap(HybridTime.init) {
+        self.message = parsed.text
+        self.trailers = parsed.trailers
+        self.problem = stamp.problem
+        self.modelVersion = stamp.modelVersion
+        self.formatVersion = stamp.formatVersion
+        self.lamport = stamp.lamport
+        self.replica = stamp.replica
+        self.recordCount = stamp.recordCount
+        if let clock = stamp.clock {
             self.clock = clock
             self.date = clock.date
         } else {

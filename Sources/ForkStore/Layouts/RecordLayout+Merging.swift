@@ -40,11 +40,11 @@ extension RecordLayout {
             guard result != current else { continue }
             changes.append(result.map { .upsert(path: path, blob: $0) } ?? .remove(path: path))
         }
-        // Against no base, or a base without records, every record was added on both sides:
+        // Against no base, or a base without a records folder, every record was added on both sides:
         // the two-way salvage, as for a single value added on both sides.
-        let salvaged = try baseTree.map { try session.treeEntries($0).isEmpty } ?? true
+        let salvaged = try baseTree.map { try session.entry(atPath: RecordPath.root, inTree: $0) == nil } ?? true
         return LayoutMerge(
-            tree: try session.updatedTree(target, applying: changes), decision: salvaged ? .salvage : .mergeable,
+            tree: try session.updatedTree(target, applying: changes), decision: salvaged ? .salvage : .recordByRecord,
             origin: dominant.origin)
     }
 

@@ -82,9 +82,9 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     func entries(in tree: ObjectID, session: StoreSession) throws(StoreError) -> [(path: String, id: ObjectID)] {
         guard let root = try session.entry(atPath: RecordPath.root, inTree: tree), root.kind == .tree else { return [] }
         var found: [(path: String, id: ObjectID)] = []
-        for first in try session.treeEntries(root.id) where first.kind == .tree {
-            for second in try session.treeEntries(first.id) where second.kind == .tree {
-                for file in try session.treeEntries(second.id) where file.kind == .blob {
+        for first in try session.treeEntries(root.id) where first.kind == .tree && RecordPath.isShard(first.name.utf8) {
+            for second in try session.treeEntries(first.id) where second.kind == .tree && RecordPath.isShard(second.name.utf8) {
+                for file in try session.treeEntries(second.id) where file.kind == .blob && RecordPath.isRecordFileName(file.name.utf8) {
                     found.append(("\(RecordPath.root)/\(first.name)/\(second.name)/\(file.name)", file.id))
                 }
             }
@@ -93,9 +93,9 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     }
 
     /// The record blobs that differ between two trees (nil: an empty tree); what else the
-    /// trees hold is not records.
+    /// trees hold is not records (see ``RecordPath/isRecordEntry(_:)``).
     func recordDifferences(from old: ObjectID?, to new: ObjectID?, in session: StoreSession) throws(StoreError) -> [TreeDifference] {
-        try session.differences(from: old, to: new).filter { $0.path.hasPrefix(RecordPath.root + "/") }
+        try session.differences(from: old, to: new).filter { RecordPath.isRecordEntry($0.path) }
     }
 
     /// Decodes every record the commit added or changed (unchanged records were checked where
@@ -116,7 +116,7 @@ extension RecordLayout {
     /// How many records a commit's tree holds: its `Record-Count` trailer, or (for commits
     /// without one) a walk of the tree.
     func count(of commit: Commit, in session: StoreSession) throws(StoreError) -> Int {
-        if let stated = commit.trailer(TrailerKey.recordCount).flatMap({ Int($0) }), stated >= 0 { return stated }
+        if let stated = commit.recordCount { return stated }
         return try entries(in: commit.tree, session: session).count
     }
 

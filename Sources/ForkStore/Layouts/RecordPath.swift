@@ -31,6 +31,24 @@ public struct RecordPath: Hashable, Sendable, CustomStringConvertible {
         fileName = RecordPath.encodedName(id, hash: hash) + ".json"
     }
 
+    /// Whether a tree path can hold a record: `records/<2 hex>/<2 hex>/<name>.json`, hex in
+    /// lowercase. Readers ignore anything else in a records tree, and writers keep it.
+    static func isRecordEntry(_ path: String) -> Bool {
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        return parts.count == 4 && parts[0].elementsEqual(root.utf8) && isShard(parts[1]) && isShard(parts[2])
+            && isRecordFileName(parts[3])
+    }
+
+    /// A shard folder's name: two lowercase hexadecimal digits.
+    static func isShard(_ name: some Collection<UInt8>) -> Bool {
+        name.count == 2 && name.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
+    }
+
+    /// A record file's name: something, then `.json`.
+    static func isRecordFileName(_ name: some Collection<UInt8>) -> Bool {
+        name.count > 5 && name.reversed().starts(with: ".json".utf8.reversed())
+    }
+
     /// The full path from the tree's root.
     public var description: String {
         ([Self.root] + shards + [fileName]).joined(separator: "/")

@@ -64,7 +64,8 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         let (merged, decision) = try ValueMerge<Value>.merge(
             ancestor: try base.map(version), dominant: try version(dominant), subordinate: try version(subordinate))
         return LayoutMerge(
-            tree: try tree(holding: merged.json, session: session), decision: decision,
+            // On the target's tree, so entries the layout does not name are kept.
+            tree: try tree(holding: merged.json, replacingIn: target, session: session), decision: decision,
             origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
     }
 

@@ -31,8 +31,13 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
         self.overriddenByApp = overriddenByApp
     }
 
+    /// How the conflict is written in a `Merge-Conflict` trailer: the path with `%` and
+    /// control characters percent-encoded (so it stays on its line and reads back exactly),
+    /// then the strategy in parentheses: `/notes/4f2a/title (last-writer-wins)`, or
+    /// `(last-writer-wins, resolved by the app)` for the whole value.
     public var description: String {
-        "\(path.isEmpty ? "/" : path) (\(strategy)\(overriddenByApp ? ", resolved by the app" : ""))"
+        let decided = "(\(TrailerText.escapingAllButUnreserved(strategy))\(overriddenByApp ? ", resolved by the app" : ""))"
+        return path.isEmpty ? decided : TrailerText.escapingControls(path) + " " + decided
     }
 }
 

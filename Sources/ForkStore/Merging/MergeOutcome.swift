@@ -17,6 +17,9 @@ public enum MergeDecision: String, Sendable, Equatable {
     case oneSided = "one-sided"
     /// The value's own ``Mergeable`` three-way merge ran.
     case mergeable
+    /// A record collection was merged record by record against a common ancestor (each
+    /// record by the rules of ``RecordStore``'s merge; conflicts are reported per record).
+    case recordByRecord = "record-by-record"
     /// The value is not ``Mergeable``: the dominant side's value was kept whole.
     case lastWriterWins = "last-writer-wins"
     /// The histories are unrelated (or both sides added a value independently): the

@@ -1,13 +1,15 @@
 import Foundation
 
-/// What a migration stage knows about the data it upgrades.
+/// What a migration stage knows about the data it upgrades: only what the stored data itself
+/// fixes, so that reading the same blob always migrates to the same value, whichever commit,
+/// fork or replica it is read from, and whenever. (No commit and no date: the same record
+/// appears in many commits, and a value computed from the head's date would change each time
+/// the head moves, so merges would see changes nobody made.)
 public struct MigrationContext: Sendable {
-    /// The commit the data was read from.
-    public let commit: CommitID
-    /// When that commit was made.
-    public let date: Date
     /// The model version the data had before this stage.
     public let fromVersion: Int
+    /// The record's id in a record collection; nil for a single-value store.
+    public let recordID: String?
 }
 
 /// One step of a ``MigrationPlan``: upgrades stored JSON from model version `from` to `to`.
@@ -37,13 +39,14 @@ public struct MigrationStage: Sendable {
     }
 
     /// A change that transforms the stored data: renames, type changes, values computed from
-    /// others.
+    /// others. The transform must depend only on the JSON and the ``MigrationContext``.
     ///
     /// ```swift
-    /// .custom(from: 1, to: 2) { json, context in
+    /// .custom(from: 1, to: 2) { json, _ in
     ///     let done = json["done"] == .bool(true)
     ///     json["done"] = nil
-    ///     if done { json["completedAt"] = .number(String(context.date.timeIntervalSinceReferenceDate)) }
+    ///     // When a version-1 note was done is not known: 0 (2001-01-01) says so.
+    ///     if done { json["completedAt"] = .number("0") }
     /// }
     /// ```
     public static func custom(
@@ -109,10 +112,10 @@ public struct MigrationPlan: Sendable {
     }
 
     /// Upgrades `json` from `version` to `current`.
-    func migrate(_ json: inout JSONValue, from version: Int, to current: Int, commit: Commit) throws {
+    func migrate(_ json: inout JSONValue, from version: Int, to current: Int, recordID: String?) throws {
         var version = version
         for stage in relevantStages(current: current) where stage.from == version {
-            try stage.migrate(&json, MigrationContext(commit: commit.id, date: commit.date, fromVersion: version))
+            try stage.migrate(&json, MigrationContext(fromVersion: version, recordID: recordID))
             version = stage.to
         }
     }

@@ -44,7 +44,8 @@ extension StoreModel {
         guard dataVersion < version else { return bytes }
         var json = member.map { document[$0] ?? .null } ?? document
         do {
-            try plan.migrate(&json, from: dataVersion, to: version, commit: origin.commit)
+            let recordID: String? = if member != nil, case .string(let id)? = document["id"] { id } else { nil }
+            try plan.migrate(&json, from: dataVersion, to: version, recordID: recordID)
         } catch {
             throw StoreError.migrationFailed(
                 commit: origin.commit.id, path: path, fromVersion: dataVersion, reason: String(describing: error))
