@@ -39,17 +39,26 @@ struct Manifest: Codable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StoreError.notAStore(path: storePath, reason: "it is a git repository without a \(fileName) manifest")
         }
+        // Strictly: valid JSON without a key twice (decoders disagree on which one wins), then
+        // the three members; unknown members are ignored.
         let manifest: Manifest
         do {
+            _ = try CanonicalJSON.parse(Array(data))
             manifest = try JSONDecoder().decode(Manifest.self, from: data)
         } catch {
-            throw StoreError.notAStore(path: storePath, reason: "its \(fileName) manifest is not valid")
+            throw StoreError.notAStore(path: storePath, reason: "its \(fileName) manifest is not valid JSON with format, formatVersion and resource")
         }
         guard manifest.format == "forkstore" else {
             throw StoreError.notAStore(path: storePath, reason: "its manifest names format '\(manifest.format)'")
         }
+        guard manifest.formatVersion >= 1 else {
+            throw StoreError.notAStore(path: storePath, reason: "its manifest's formatVersion \(manifest.formatVersion) is not 1 or higher")
+        }
         guard manifest.formatVersion <= FormatVersion.current else {
             throw StoreError.newerFormatVersion(found: manifest.formatVersion, supported: FormatVersion.current)
+        }
+        guard Kind(rawValue: manifest.resource) != nil else {
+            throw StoreError.notAStore(path: storePath, reason: "its manifest's resource '\(manifest.resource)' is neither 'value' nor 'records'")
         }
         return manifest
     }

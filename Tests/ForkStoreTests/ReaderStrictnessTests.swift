@@ -1,0 +1,138 @@
+import ForkStore
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// What a reader refuses, what it ignores and keeps, and that reading is a function of the
+/// stored bytes (Schema/FORMAT.md: reader strictness, migrations).
+@Suite("Reader strictness")
+struct ReaderStrictnessTests {
+    typealias Card = FormatContractTests.Card
+
+    @Test(arguments: [
+        #"{"format": "forkstore", "formatVersion": 1, "formatVersion": 1, "resource": "value"}"#,
+        #"{"format": "forkstore", "formatVersion": 0, "resource": "value"}"#,
+        #"{"format": "forkstore", "formatVersion": -1, "resource": "value"}"#,
+        #"{"format": "forkstore", "formatVersion": 1, "resource": "blobs"}"#,
+        #"{"format": "forkstore", "formatVersion": 1}"#,
+        #"{"format": "forkstore", "formatVersion": "1", "resource": "value"}"#,
+        #"{"format": "forkstore", "formatVersion": 1, "resource": "value""#,
+    ])
+    func aManifestAgainstItsSchemaIsRefused(_ manifest: String) throws {
+        let (folder, store) = try makeStore(Doc.self)
+        _ = folder
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: store.path + "/forkstore.json"))
+        #expect {
+            try Store<Doc>.open(at: store.path)
+        } throws: { error in
+            guard case .notAStore(_, let reason)? = error as? StoreError else { return false }
+            return reason.contains("manifest")
+        }
+    }
+
+    @Test func unknownManifestMembersAreIgnored() throws {
+        let (folder, store) = try makeStore(Doc.self)
+        _ = folder
+        let manifest = #"{"format": "forkstore", "formatVersion": 1, "resource": "value", "x-app": {"note": 1}}"#
+        try Data(manifest.utf8).write(to: URL(fileURLWithPath: store.path + "/forkstore.json"))
+        try Store<Doc>.open(at: store.path).save(Doc(title: "still a store"))
+    }
+
+    /// Adds files to main's tree with git's plumbing and commits them by hand, stamped.
+    private func addByHand(_ files: [String: String], to store: String) throws {
+        let index = store + "/hand-index"
+        let environment = ["GIT_INDEX_FILE": index]
+        try git(["--git-dir", store, "read-tree", "main"], environment: environment)
+        for (path, content) in files {
+            let blob = try git("--git-dir", store, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
+            try git(["--git-dir", store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], environment: environment)
+        }
+        let tree = try git(["--git-dir", store, "write-tree"], environment: environment).stdout.trimmed
+        try FileManager.default.removeItem(atPath: index)
+        let commit = try git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n").stdout.trimmed
+        try git("--git-dir", store, "update-ref", "refs/heads/main", commit)
+    }
+
+    @Test func entriesTheLayoutDoesNotNameAreIgnoredAndKept() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        try store.save([Card(id: "a", title: "A"), Card(id: "b", title: "B")])
+        try addByHand([
+            "README": "not a record\n", "records/00/00/notes.txt": "not a record either\n",
+            "records/zz/00/x.json": "{}\n", "records/README.md": "hello\n",
+        ], to: store.path)
+        #expect(try store.count() == 2)
+        #expect(try Set(store.records().map(\.id)) == ["a", "b"])
+        try store.save(Card(id: "c", title: "C"))
+        #expect(try store.count() == 3)
+        let tree = try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
+        for kept in ["README", "records/00/00/notes.txt", "records/zz/00/x.json", "records/README.md"] {
+            #expect(tree.contains(kept + "\n"), "\(kept) was dropped")
+        }
+        try store.delete("c")
+        #expect(try store.count() == 2)
+    }
+
+    @Test func aRecordAtAPathItsIdDoesNotGiveIsAProblemNotARecord() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        try store.save(Card(id: "a", title: "A"))
+        let path = try #require(try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
+            .split(separator: "\n").first.map(String.init))
+        let blob = try git("--git-dir", store.path, "show", "main:\(path)").stdout
+        // The same blob again at the path of id "b": a copy, not a second record.
+        let other = RecordPath(id: "b").description
+        try addByHand([other: blob], to: store.path)
+        let (records, problems) = try store.recordsAndProblems()
+        #expect(records.map(\.id) == ["a"])
+        #expect(problems.map(\.path) == [other])
+        #expect(throws: StoreError.self) { try store.record("b") }
+        #expect(try store.record("a")?.title == "A")
+    }
+
+    @Test func filesTheFormatDoesNotNameInTheGitDirectoryAreLeftAlone() throws {
+        let (folder, store) = try makeStore(Doc.self)
+        _ = folder
+        let foreign = ["FETCH_HEAD": "0123456789012345678901234567890123456789\t\tbranch 'main'\n", "my-app-state.json": "{}\n"]
+        for (name, content) in foreign {
+            try Data(content.utf8).write(to: URL(fileURLWithPath: store.path + "/" + name))
+        }
+        for index in 0..<40 { try store.save(Doc(title: "v\(index)")) }
+        _ = try store.pack()
+        for (name, content) in foreign {
+            #expect(FileManager.default.contents(atPath: store.path + "/" + name) == Data(content.utf8))
+        }
+    }
+
+    struct CardV2: Resource, Identifiable, Equatable {
+        static let modelVersion = 2
+        static let migrationPlan = MigrationPlan([
+            .custom(from: 1, to: 2) { json, context in
+                json["migratedFor"] = context.recordID.map(JSONValue.string)
+                json["fromVersion"] = .number(String(context.fromVersion))
+            }
+        ])
+        var id: String
+        var title: String
+        var migratedFor: String?
+        var fromVersion: Int?
+    }
+
+    @Test func aMigratedRecordReadsTheSameWhereverAndWheneverItIsRead() throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        let old = try RecordStore<Card>.create(at: path)
+        try old.save(Card(id: "x/1", title: "old"))
+        let store = try RecordStore<CardV2>.open(at: path)
+        let first = try store.record("x/1")
+        #expect(first == CardV2(id: "x/1", title: "old", migratedFor: "x/1", fromVersion: 1))
+        Thread.sleep(forTimeInterval: 1.1)
+        try store.save(CardV2(id: "other", title: "new"))
+        let fork = try Fork("later")
+        try store.createFork(fork)
+        try store.save(CardV2(id: "another", title: "new"), to: fork)
+        #expect(try store.record("x/1") == first)
+        #expect(try store.record("x/1", in: fork) == first)
+        #expect(try store.records().first { $0.id == "x/1" } == first)
+    }
+}
