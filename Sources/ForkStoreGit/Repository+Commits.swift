@@ -114,7 +114,7 @@ extension Repository {
                 parents.append(ObjectID(parent.pointee))
             }
         }
-        let message = git_commit_message(commit).map { String(cString: $0) } ?? ""
+        let message = git_commit_message_raw(commit).map { String(cString: $0) } ?? ""  // raw: leading blank lines kept, as git interpret-trailers reads them
         let author = git_commit_author(commit)
         return CommitObject(
             id: id,

@@ -97,8 +97,9 @@ enum CommitMessage {
                 return malformed("its last paragraph mixes trailers with other lines, which git reads by its configuration")
             }
         }
-        let text = lines[..<lastBlank].joined(separator: "\n").trimmingWhitespaceAndNewlines()
-        return Parsed(text: text, trailers: trailers.map { Trailer(key: $0.key, value: unfolded($0.value)) }, problem: nil)
+        var text = lines[..<lastBlank]
+        while let last = text.last, isBlank(last) { text.removeLast() }
+        return Parsed(text: text.joined(separator: "\n"), trailers: trailers.map { Trailer(key: $0.key, value: unfolded($0.value)) }, problem: nil)
     }
 
     /// The colon of a trailer line: a token of ASCII letters, digits and `-` at the start of
