@@ -59,6 +59,8 @@ struct FormatContractTests {
         #expect(try store.value() == Doc(title: "v\(Self.hostileFreeTexts.count - 1)"))
         #expect(try store.save(Doc(title: "x"), message: "").message == "(no message)")
         #expect(try store.save(Doc(title: "y"), message: "y\n---\nnot a patch").message == "y\n ---\nnot a patch")
+        // Control characters are Unicode category Cc: U+0085 goes, U+2028 (Zl) stays.
+        #expect(try store.save(Doc(title: "z"), message: "a\u{85}b\u{2028}c\r\n").message == "ab\u{2028}c")
         try expectFsckClean(store.path)
     }
 
@@ -178,6 +180,23 @@ struct FormatContractTests {
             }
         }
         return String(result)
+    }
+
+    @Test func unrelatedRecordHistoriesMergeAsASalvage() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        let other = try RecordStore<Card>.create(at: folder.child("other"))
+        try store.save(Card(id: "a", title: "here"))
+        try other.save([Card(id: "a", title: "there"), Card(id: "b", title: "only there")])
+        try git("--git-dir", store.path, "fetch", "-q", other.path, "main:refs/heads/alien")
+        guard case .merged(let merge, let conflicts) = try store.merge(from: Fork("alien"), into: .main) else {
+            Issue.record("expected a merge commit")
+            return
+        }
+        #expect(merge.trailer("Merge-Strategy") == "salvage")
+        #expect(conflicts.map(\.path) == ["/a"])
+        #expect(try store.count() == 2)
+        try Self.expectGitAgrees(with: merge, in: store.path)
     }
 
     @Test func aWholeValueConflictIsWrittenWithoutAPath() throws {
