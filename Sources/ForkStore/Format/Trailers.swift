@@ -90,7 +90,7 @@ enum CommitMessage {
         for line in block {
             if let separator = separatorIndex(in: line) {
                 trailers.append(Trailer(key: String(line[..<separator]).trimmingASCIIWhitespace(),
-                                        value: String(line[line.index(after: separator)...])))
+                                        value: String(line.unicodeScalars[line.unicodeScalars.index(after: separator)...])))
             } else if !trailers.isEmpty, line.utf8.first == UInt8(ascii: " ") || line.utf8.first == UInt8(ascii: "\t") {
                 trailers[trailers.count - 1].value += "\n" + line
             } else {
@@ -163,22 +163,6 @@ enum TrailerText {
     /// Every byte outside `A–Z a–z 0–9 - . _` as `%XX`: for names inside lists and parentheses.
     static func escapingAllButUnreserved(_ text: String) -> String {
         percentEncoding(text) { $0.isASCII && ($0.properties.isAlphabetic || ("0"..."9").contains($0) || "-._".unicodeScalars.contains($0)) }
-    }
-
-    /// Reverses either escaping; nil when a `%` is not followed by two hex digits or the bytes
-    /// are not UTF-8.
-    static func unescaping(_ text: String) -> String? {
-        var bytes: [UInt8] = []
-        var utf8 = text.utf8[...]
-        while let byte = utf8.popFirst() {
-            guard byte == UInt8(ascii: "%") else { bytes.append(byte); continue }
-            guard utf8.count >= 2, let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16) else {
-                return nil
-            }
-            bytes.append(value)
-            utf8 = utf8.dropFirst(2)
-        }
-        return String(validating: bytes, as: UTF8.self)
     }
 
     /// A value as one line: control characters (line breaks included) are never written raw.
