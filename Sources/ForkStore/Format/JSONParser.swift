@@ -152,7 +152,17 @@ struct JSONParser {
 
     private mutating func parseString() throws(CanonicalJSONError) -> String {
         position += 1
-        var buffer: [UInt8] = []
+        // Most strings hold no escape: validated straight from the input, no copy.
+        let start = position
+        while let byte = current, byte != UInt8(ascii: "\""), byte != UInt8(ascii: "\\"), byte >= 0x20 { position += 1 }
+        if current == UInt8(ascii: "\"") {
+            guard let text = String(validating: bytes[start..<position], as: UTF8.self) else {
+                throw failure("string is not valid UTF-8")
+            }
+            position += 1
+            return text
+        }
+        var buffer = Array(bytes[start..<position])
         while true {
             guard let byte = current else { throw failure("unterminated string") }
             switch byte {

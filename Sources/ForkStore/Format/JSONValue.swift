@@ -73,6 +73,10 @@ extension JSONValue {
     /// Builds an object from members in any order, sorting them canonically.
     /// Returns nil if two members have the same key.
     static func object(unsorted members: [Member]) -> JSONValue? {
+        // Canonical input is sorted already, keys strictly increasing: no duplicate, no sort.
+        if zip(members, members.dropFirst()).allSatisfy({ $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
+            return .object(members)
+        }
         let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
         for (left, right) in zip(sorted, sorted.dropFirst()) where left.key.utf8.elementsEqual(right.key.utf8) {
             return nil

@@ -30,16 +30,15 @@ enum ValueCodec {
     static func decode<Value: Decodable>(
         _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
     ) throws(StoreError) -> Value {
-        _ = try parse(bytes, commit: commit, path: path)
-        return try decodeParsed(type, from: bytes, commit: commit, path: path)
+        try decode(type, from: parse(bytes, commit: commit, path: path), commit: commit, path: path)
     }
 
-    /// Decodes JSON already parsed strictly.
-    static func decodeParsed<Value: Decodable>(
-        _ type: Value.Type, from bytes: [UInt8], commit: CommitID, path: String
+    /// Decodes JSON already parsed strictly, as `JSONDecoder` would decode its text.
+    static func decode<Value: Decodable>(
+        _ type: Value.Type, from json: JSONValue, commit: CommitID, path: String
     ) throws(StoreError) -> Value {
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(bytes))
+            return try JSONValueDecoder().decode(Value.self, from: json)
         } catch {
             throw StoreError.undecodableValue(commit: commit, path: path, reason: describe(error))
         }

@@ -31,10 +31,10 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         let envelope: RecordEnvelope<Record>
         // Most records were written by the current version: no migration pass.
         if stamped == model.version {
-            envelope = try ValueCodec.decodeParsed(RecordEnvelope<Record>.self, from: bytes, commit: origin.commit.id, path: path)
+            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: document, commit: origin.commit.id, path: path)
         } else {
             let migrated = try model.migrated(bytes, origin: origin, path: path, member: "record")
-            envelope = try ValueCodec.decodeParsed(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
+            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
         }
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
             throw StoreError.undecodableValue(

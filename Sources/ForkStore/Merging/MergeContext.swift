@@ -128,7 +128,7 @@ public final class MergeContext: Sendable {
 
     private static func decode<Value: Decodable>(_ json: JSONValue, as type: Value.Type) throws -> Value {
         do {
-            return try JSONDecoder().decode(Value.self, from: Data(CanonicalJSON.serialize(json)))
+            return try JSONValueDecoder().decode(Value.self, from: json)
         } catch {
             throw StoreError.mergeFailed(reason: "the conflict resolver returned a value that is not a \(Value.self): \(error)")
         }

@@ -183,7 +183,7 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
         }
         guard changed else { return dominant }
         let object = JSONValue.object(merged)  // already in canonical order
-        return try JSONDecoder().decode(Root.self, from: Data(CanonicalJSON.serialize(object)))
+        return try JSONValueDecoder().decode(Root.self, from: object)
     }
 
     private static func json(_ value: Root) throws -> JSONValue {
