@@ -149,11 +149,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
             try db.execute(sql: "INSERT INTO items SELECT ?, path, field, value FROM items WHERE fork = ?", arguments: [fork.name, other])
             try apply(changes, to: fork, in: db)
         } else {
-            try removeRows(of: fork, in: db)
-            try apply(IndexableChanges(saved: try store.indexableRecords(at: head)), to: fork, in: db)
-            // Statistics let SQLite choose between a field's index and a tag's entries: without
-            // them it may walk a whole sort index to find 20 rows of a rare tag.
-            try db.execute(sql: "ANALYZE")
+            try rebuildRows(of: fork, at: head, of: store, in: db)
         }
         try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.id.hex])
     }
@@ -175,26 +171,51 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         try db.execute(sql: "DELETE FROM items WHERE fork = ?", arguments: [fork.name])
     }
 
+    /// Every row of a fork made again from its head. The secondary indexes are dropped first
+    /// and made again after (one sorted build each instead of an index update per row), and the
+    /// records are inserted as they are decoded, so memory stays bounded.
+    private func rebuildRows(of fork: Fork, at head: Commit, of store: RecordStore<Record>, in db: Database) throws {
+        try removeRows(of: fork, in: db)
+        let indexes = Self.secondaryIndexes(fields)
+        for index in indexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") }
+        let insert = try inserting(fork, in: db, replacing: false)
+        try store.forEachIndexableRecord(at: head) { try insert($0) }
+        for index in indexes { try db.execute(sql: index.sql) }
+        // Statistics let SQLite choose between a field's index and a tag's entries: without
+        // them it may walk a whole sort index to find 20 rows of a rare tag.
+        try db.execute(sql: "ANALYZE")
+    }
+
     private func apply(_ changes: IndexableChanges<Record>, to fork: Fork, in db: Database) throws {
         let deleteRecord = try db.cachedStatement(sql: "DELETE FROM records WHERE fork = ? AND path = ?")
         let deleteItems = try db.cachedStatement(sql: "DELETE FROM items WHERE fork = ? AND path = ?")
-        let placeholders = String(repeating: ", ?", count: fields.count)
-        let insertRecord = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?\(placeholders))")
-        let insertItem = try db.cachedStatement(sql: "INSERT OR IGNORE INTO items VALUES (?, ?, ?, ?)")
         let forkName = fork.name.databaseValue
         for path in changes.removed {
             try deleteRecord.execute(arguments: [forkName, path])
             try deleteItems.execute(arguments: [forkName, path])
         }
-        for saved in changes.saved {
-            try deleteItems.execute(arguments: [forkName, saved.path])
-            var row: [DatabaseValue] = [forkName, saved.path.databaseValue, saved.record.id.databaseValue, saved.blob.databaseValue]
+        let insert = try inserting(fork, in: db, replacing: true)
+        for saved in changes.saved { try insert(saved) }
+    }
+
+    /// Writes one record's rows; with `replacing`, over the rows it had.
+    private func inserting(_ fork: Fork, in db: Database, replacing: Bool) throws -> (IndexableRecord<Record>) throws -> Void {
+        let deleteItems = try db.cachedStatement(sql: "DELETE FROM items WHERE fork = ? AND path = ?")
+        let placeholders = String(repeating: ", ?", count: fields.count)
+        let insertRecord = try db.cachedStatement(sql: "INSERT OR REPLACE INTO records VALUES (?, ?, ?, ?\(placeholders))")
+        let insertItem = try db.cachedStatement(sql: "INSERT OR IGNORE INTO items VALUES (?, ?, ?, ?)")
+        let forkName = fork.name.databaseValue
+        let fields = self.fields
+        return { saved in
+            let path = saved.path.databaseValue
+            if replacing { try deleteItems.execute(arguments: [forkName, path]) }
+            var row: [DatabaseValue] = [forkName, path, saved.record.id.databaseValue, saved.blob.databaseValue]
             for (position, field) in fields.enumerated() {
                 let values = field.values(saved.record)
                 if field.isCollection {
                     row.append(.null)
                     for value in values {
-                        try insertItem.execute(arguments: [forkName, saved.path.databaseValue, position.databaseValue, value.databaseValue])
+                        try insertItem.execute(arguments: [forkName, path, position.databaseValue, value.databaseValue])
                     }
                 } else {
                     row.append(values.first?.databaseValue ?? .null)
@@ -234,6 +255,15 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         return "layout \(layoutVersion); \(String(reflecting: Record.self)) v\(Record.modelVersion); fields \(list)"
     }
 
+    /// The indexes beside the tables' keys: by tag value, by id, and by each single field.
+    private static func secondaryIndexes(_ fields: [IndexedField<Record>]) -> [(name: String, sql: String)] {
+        [("items_by_value", "CREATE INDEX items_by_value ON items (fork, field, value)"),
+         ("records_by_id", "CREATE INDEX records_by_id ON records (fork, id)")]
+            + fields.indices.filter { !fields[$0].isCollection }.map { position in
+                ("records_by_f\(position)", "CREATE INDEX records_by_f\(position) ON records (fork, f\(position), id)")
+            }
+    }
+
     private static func prepare(_ database: any DatabaseWriter, fields: [IndexedField<Record>]) throws {
         let signature = signature(of: fields)
         try database.write { db in
@@ -253,12 +283,8 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
                 CREATE TABLE items (
                     fork TEXT NOT NULL, path TEXT NOT NULL, field INTEGER NOT NULL, value,
                     PRIMARY KEY (fork, path, field, value)) WITHOUT ROWID;
-                CREATE INDEX items_by_value ON items (fork, field, value);
-                CREATE INDEX records_by_id ON records (fork, id);
                 """)
-            for (position, field) in fields.enumerated() where !field.isCollection {
-                try db.execute(sql: "CREATE INDEX records_by_f\(position) ON records (fork, f\(position), id)")
-            }
+            for index in secondaryIndexes(fields) { try db.execute(sql: index.sql) }
             try db.execute(sql: "INSERT INTO meta (key, value) VALUES ('signature', ?)", arguments: [signature])
         }
     }

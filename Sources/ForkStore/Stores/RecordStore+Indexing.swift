@@ -28,13 +28,12 @@ extension RecordStore {
         try engine.read { session in try session.readableHead(of: fork) }
     }
 
-    /// Every readable record at `head` (damaged ones are left out: listings report them).
-    package func indexableRecords(at head: Commit) throws -> [IndexableRecord<Record>] {
-        var found: [IndexableRecord<Record>] = []
+    /// Calls `body` with every readable record at `head`, in storage order, decoded a batch at
+    /// a time (damaged ones are left out: listings report them).
+    package func forEachIndexableRecord(at head: Commit, _ body: (IndexableRecord<Record>) throws -> Void) throws {
         try decodeAll(at: head) { entry, result in
-            if case .success(let record) = result { found.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
+            if case .success(let record) = result { try body(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
         }
-        return found
     }
 
     /// The records that differ between `old` and `head`, read from the tree difference, so the
