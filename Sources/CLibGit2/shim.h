@@ -21,6 +21,14 @@ static inline int forkstore_git_set_cache_max_size(ssize_t bytes) {
     return git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE, bytes);
 }
 
+static inline int forkstore_git_set_mwindow_size(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, bytes);
+}
+
+static inline int forkstore_git_set_mwindow_mapped_limit(size_t bytes) {
+    return git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, bytes);
+}
+
 // The socket stream ForkStoreGit registers with libgit2 (SocketStream.swift). Its first
 // members are laid out as libgit2's own socket stream (`git_socket_stream`: the stream, host,
 // port, socket), because libgit2's ssh transport reaches into a stream for its socket, which

@@ -67,20 +67,36 @@ struct ListCommand: ParsableCommand {
     }
 }
 
-/// Prints a JSON array one element at a time, so a long listing is never held in memory.
+/// Prints a JSON array one element at a time, so a long listing is never held in memory:
+/// each element indented as the array's pretty-printed form would be, written to standard
+/// output in blocks of about 64 KB.
 final class JSONArrayWriter {
     private var count = 0
     private let encoder = NoteJSON.encoder
+    private var pending: [UInt8] = []
 
     func write(_ element: some Encodable) throws {
-        let text = String(decoding: try encoder.encode(element), as: UTF8.self)
-        // Indent the element as the array's pretty-printed form would.
-        let indented = text.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 }.joined(separator: "\n")
-        print(count == 0 ? "[\n" + indented : ",\n" + indented, terminator: "")
+        let encoded = try encoder.encode(element)
+        var indented: [UInt8] = Array((count == 0 ? "[\n  " : ",\n  ").utf8)
+        indented.reserveCapacity(encoded.count + 64)
+        encoded.withUnsafeBytes { bytes in
+            for byte in bytes {
+                indented.append(byte)
+                if byte == UInt8(ascii: "\n") { indented.append(contentsOf: [0x20, 0x20]) }
+            }
+        }
+        pending.append(contentsOf: indented)
         count += 1
+        if pending.count >= 1 << 16 { flush() }
     }
 
     func finish() {
-        print(count == 0 ? "[\n\n]" : "\n]")
+        pending.append(contentsOf: (count == 0 ? "[\n\n]\n" : "\n]\n").utf8)
+        flush()
+    }
+
+    private func flush() {
+        FileHandle.standardOutput.write(Data(pending))
+        pending.removeAll(keepingCapacity: true)
     }
 }
