@@ -39,7 +39,7 @@ struct ForkNotesCLITests {
         #expect(notes.count == 1)
         let note = try #require(notes.first)
         #expect(Set(note.keys).isSuperset(of: ["id", "title", "body", "tags", "done"]))
-        #expect(Set(note.keys).isSubset(of: ["id", "title", "body", "tags", "done", "completedAt", "due"]))
+        #expect(Set(note.keys).isSubset(of: ["id", "title", "body", "tags", "done", "completedAt", "due", "updatedAt"]))
         #expect(note["title"] as? String == "Groceries!")
         #expect(note["body"] as? String == "milk")
         #expect(note["tags"] as? [String] == ["home", "urgent"])
@@ -50,7 +50,7 @@ struct ForkNotesCLITests {
         try cli.ok("rm", "--store", cli.store, id)
         #expect(try cli.notes().isEmpty)
         let log = try cli.ok("log", "--store", cli.store)
-        #expect(log.contains("Delete note \(id)") && log.contains("v2"))
+        #expect(log.contains("Delete note \(id)") && log.contains("v3"))
         let fsck = try git("--git-dir", cli.store, "fsck", "--strict")
         #expect(fsck.status == 0)
     }
@@ -161,7 +161,7 @@ struct ForkNotesCLITests {
         #expect(demo.contains("== 1.") && demo.contains("== 5."))
         #expect(demo.contains("demo-note  [x]  Ship it today  #blue #green"))
         #expect(demo.contains("Fork yeah!!!"))
-        #expect(demo.contains("(exit 4)") && demo.contains("model version 2") && demo.contains("knows model version 1"))
+        #expect(demo.contains("(exit 4)") && demo.contains("model version 3") && demo.contains("knows model version 1"))
     }
 }
 
@@ -174,7 +174,7 @@ struct ForkNotesJSONTests {
         try cli.ok("fork", "create", "--store", cli.store, "phone")
         let log = try JSONSerialization.jsonObject(with: Data(try cli.ok("log", "--store", cli.store, "--json").utf8)) as? [[String: Any]]
         #expect(log?.count == 2)
-        #expect(log?.first?["modelVersion"] as? Int == 2)
+        #expect(log?.first?["modelVersion"] as? Int == 3)
         #expect((log?.first?["trailers"] as? [String: String])?["Format-Version"] == "1")
         let forks = try JSONSerialization.jsonObject(with: Data(try cli.ok("fork", "list", "--store", cli.store, "--json").utf8)) as? [String]
         #expect(forks == ["main", "phone"])

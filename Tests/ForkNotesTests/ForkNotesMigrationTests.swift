@@ -31,9 +31,9 @@ struct ForkNotesMigrationTests {
         // The version-1 replica now halts, naming both versions, and keeps working locally.
         let halted = try cli("sync", "--store", old, environment: Self.version1)
         #expect(halted.status == 4)
-        #expect(halted.stderr.contains("model version 2") && halted.stderr.contains("model version 1"))
+        #expect(halted.stderr.contains("model version 3") && halted.stderr.contains("model version 1"))
         #expect(try cli("add", "--store", old, "--title", "offline work", environment: Self.version1).status == 0)
-        #expect(try cli.ok("replay", "--store", new).contains("read with model version 2"))
+        #expect(try cli.ok("replay", "--store", new).contains("read with model version 3"))
     }
 
     @Test func theVersionOneFixtureReadsAsExpected() throws {
@@ -46,7 +46,7 @@ struct ForkNotesMigrationTests {
         #expect(shipped["done"] as? Bool == true && shipped["body"] as? String == "Fork Yeah!!!")
         #expect(try cli.ok("replay", "--store", copy).contains("All 7 commit(s)"))
         let log = try cli.ok("log", "--store", copy)
-        #expect(log.contains("v1") && !log.contains("v2"))
+        #expect(log.contains("v1") && !log.contains("v2") && !log.contains("v3"))
     }
 
     @Test func replayNamesTheFirstCommitItCannotRead() throws {
@@ -80,9 +80,11 @@ struct ForkNotesMigrationTests {
         let cli = ForkNotes()
         let output = cli.folder.child("schema")
         #expect(try cli("schema", "--output", output, environment: Self.version1).status == 0)
-        let second = try cli("schema", "--output", output)
+        let second = try cli("schema", "--output", output, environment: ["FORKNOTES_MODEL_VERSION": "2"])
         #expect(second.status == 0 && second.stdout.contains("No risky changes from version 1"))
-        for version in [1, 2] {
+        let third = try cli("schema", "--output", output)
+        #expect(third.status == 0 && third.stdout.contains("No risky changes from version 2"))
+        for version in [1, 2, 3] {
             let generated = FileManager.default.contents(atPath: "\(output)/Note/v\(version).json")
             let checkedIn = FileManager.default.contents(atPath: "\(Self.root)/Schema/forknotes/Note/v\(version).json")
             #expect(generated != nil && generated == checkedIn, "Schema/forknotes/Note/v\(version).json is out of date")

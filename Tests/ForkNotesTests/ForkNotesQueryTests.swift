@@ -47,6 +47,30 @@ struct ForkNotesQueryTests {
         #expect(bad.status != 0 && bad.stderr.contains("YYYY-MM-DD"))
     }
 
+    @Test func sortByUpdatedPutsTheLatestChangeFirstAndNotesOfOlderVersionsLast() throws {
+        let cli = ForkNotes()
+        // A version-2 build writes no change time.
+        let version2 = ["FORKNOTES_MODEL_VERSION": "2"]
+        #expect(try cli("init", "--store", cli.store, environment: version2).status == 0)
+        let old = try cli("add", "--store", cli.store, "--title", "from version 2", environment: version2)
+            .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let first = try cli.ok("add", "--store", cli.store, "--title", "first").trimmingCharacters(in: .whitespacesAndNewlines)
+        Thread.sleep(forTimeInterval: 1.1)  // the change time is stored to the second or finer
+        let second = try cli.ok("add", "--store", cli.store, "--title", "second").trimmingCharacters(in: .whitespacesAndNewlines)
+        func sorted() throws -> [String] {
+            let output = try cli.ok("list", "--store", cli.store, "--json", "--sort", "updated")
+            let notes = try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []
+            return notes.compactMap { $0["id"] as? String }
+        }
+        #expect(try sorted() == [second, first, old])
+        Thread.sleep(forTimeInterval: 1.1)
+        try cli.ok("edit", "--store", cli.store, first, "--title", "first, edited")
+        #expect(try sorted() == [first, second, old])
+        let notes = try cli.notes()
+        #expect(notes.first { $0["id"] as? String == old }?["updatedAt"] == nil)
+        #expect(notes.first { $0["id"] as? String == first }?["updatedAt"] is String)
+    }
+
     @Test func anEmptyStoreListsAnEmptyJSONArray() throws {
         let cli = ForkNotes()
         try cli.ok("init", "--store", cli.store)

@@ -52,7 +52,7 @@ struct ForkNotesSyncTests {
         try cli.ok("add", "--store", cli.store, "--title", "local")
         let result = try cli("sync", "--store", cli.store)
         #expect(result.status == 4)
-        #expect(result.stderr.contains("999") && result.stderr.contains("model version 2"))
+        #expect(result.stderr.contains("999") && result.stderr.contains("model version 3"))
         #expect(try git("--git-dir", remote, "rev-parse", "main").stdout.contains(future))
         #expect(try cli.ok("list", "--store", cli.store).contains("local"))
     }

@@ -43,11 +43,13 @@ struct DemoCommand: AsyncParsableCommand {
             note.title = "Ship it today"
             note.body = "Fork Yeah!!!"
             note.tags.remove("red")
+            note.touch()
         }
         try await phone.update(id, message: "Edit on the phone") { note in
             note.body = "Fork yeah"
             note.tags.insert("green")
             note.done = true
+            note.touch()
         }
         print("laptop:")
         try show(laptop)
@@ -69,7 +71,7 @@ struct DemoCommand: AsyncParsableCommand {
             print(LogCommand.line(for: commit))
         }
 
-        heading("5. An old build (model version 1) meets this version-2 data")
+        heading("5. An old build (model version 1) meets this version-\(Note.modelVersion) data")
         try await haltAnOldBuild(store: path("old-phone.notes"), remote: path("remote.git"))
 
         if keep {

@@ -37,6 +37,7 @@ struct EditCommand: ParsableCommand {
                 note.tags.subtract(removeTags)
                 if let state { note.done = state == .done }
                 if let due { note.due = try DueDate.parse(due) }
+                note.touch()
             }
         } catch StoreError.recordNotFound {
             throw NotesError.noteNotFound(id: id, fork: fork.name)

@@ -11,20 +11,20 @@ struct ListCommand: ParsableCommand {
             Example: forknotes list --store notes --tag work --due-before 2026-12-01 --sort due --limit 20
             Notes are found through the store's query index (a cache beside the repository,
             rebuilt by itself when missing). With --json, prints an array of notes with id,
-            title, body, tags, done, and completedAt and due when set, written as it is read.
+            title, body, tags, done, and completedAt, due and updatedAt when set, written as it is read.
             A note file that cannot be read is named on standard error and the exit code is 1;
             the other notes are listed.
             """)
 
     enum Order: String, ExpressibleByArgument, CaseIterable {
-        case title, due, id
+        case title, due, updated, id
     }
 
     @OptionGroup var location: StoreLocation
     @OptionGroup var selection: ForkSelection
     @OptionGroup var filter: NoteFilter
 
-    @Option(help: "Order: title, due (soonest first, undated first) or id. Default: title, or id with --json.")
+    @Option(help: "Order: title, due (soonest first, undated first), updated (latest change first, notes from before version 3 last) or id. Default: title, or id with --json.")
     var sort: Order?
 
     @Option(help: ArgumentHelp("At most this many notes.", valueName: "n")) var limit: Int?
@@ -42,6 +42,7 @@ struct ListCommand: ParsableCommand {
         switch sort ?? (json ? .id : .title) {
         case .title: query = query.sorted(by: \.title)
         case .due: query = query.sorted(by: \.due)
+        case .updated: query = query.sorted(by: \.updatedAt, descending: true)
         case .id: break
         }
         if let limit { query = query.limit(limit) }

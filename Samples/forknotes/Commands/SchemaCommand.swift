@@ -9,16 +9,18 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             Example: forknotes schema --output Schema/forknotes
             Writes <output>/Note/v<N>.json for the running model version (set
-            FORKNOTES_MODEL_VERSION=1 for version 1). When v<N-1>.json is there, prints the risky
+            FORKNOTES_MODEL_VERSION=1 or 2 for an older version). When v<N-1>.json is there, prints the risky
             changes between the two that no custom migration stage handles, and exits 1 if any.
             """)
 
     @Option(help: ArgumentHelp("The folder for the snapshots.", valueName: "folder")) var output: String
 
     func run() throws {
-        let snapshot = Note.modelVersion == 1
-            ? SchemaSnapshot(of: NoteVersion1(id: "", title: "", body: "", tags: [], done: false))
-            : SchemaSnapshot(of: Note(id: "", title: ""))
+        let snapshot = switch Note.modelVersion {
+        case 1: SchemaSnapshot(of: NoteVersion1(id: "", title: "", body: "", tags: [], done: false))
+        case 2: SchemaSnapshot(of: NoteVersion2(id: "", title: "", body: "", tags: []))
+        default: SchemaSnapshot(of: Note(id: "", title: ""))
+        }
         let renamed = SchemaSnapshot(type: "Note", modelVersion: snapshot.modelVersion, fields: snapshot.fields)
         let folder = (output as NSString).appendingPathComponent("Note")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)

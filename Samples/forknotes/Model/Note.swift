@@ -5,16 +5,22 @@ import Foundation
 
 /// One note: the record the sample app keeps.
 ///
-/// Model version 2 (the default) stores `completedAt` (when the note was done) and an optional
-/// `due` date; version 1 stored a `done` flag. Set `FORKNOTES_MODEL_VERSION=1` to run as a
-/// version-1 build: it writes version-1 notes and halts on version-2 data. A version-2 build
-/// reads and merges version-1 notes through the migration plan.
+/// Model version 3 (the default) stores `completedAt` (when the note was done), an optional
+/// `due` date and `updatedAt` (when the note was last changed); version 2 had no `updatedAt`,
+/// and version 1 stored a `done` flag. Set `FORKNOTES_MODEL_VERSION=1` (or `2`) to run as an
+/// older build: it writes notes of that version and halts on newer data. A newer build reads
+/// and merges older notes through the migration plan.
 ///
 /// Merging: `title`, `completedAt` and `due` by last-writer-wins (per property), `body` as text
-/// (both sides' edits kept when they touch different words), `tags` as an add-wins set.
+/// (both sides' edits kept when they touch different words), `tags` as an add-wins set, and
+/// `updatedAt` as the later of the two changes.
 struct Note: IndexedRecord, PropertyMergeable, Hashable {
     /// Read from the environment once per process (building the environment is not free).
-    static let modelVersion = ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] == "1" ? 1 : 2
+    static let modelVersion = switch ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] {
+    case "1": 1
+    case "2": 2
+    default: 3
+    }
 
     static let migrationPlan = MigrationPlan([
         // `done` became `completedAt`. When a version-1 note was done is not stored, so it
@@ -25,7 +31,9 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
                 json["completedAt"] = .number("0")
             }
             json["done"] = nil
-        }
+        },
+        // `updatedAt` is new and optional: notes written before it have none ("unknown").
+        .lightweight(from: 2, to: 3),
     ])
 
     /// What `list` and `count` filter and sort by, kept in the store's query index.
@@ -33,11 +41,13 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         .field("title", \.title),
         .field("due", \.due),
         .each("tag", \.tags),
+        .field("updated", \.updatedAt),
     ]
 
     static let mergeProperties = PropertyMerges<Note>()
         .text(\.body)
         .addWinsSet(\.tags)
+        .property(\.updatedAt, using: LatestChange())
 
     var id: String
     var title: String
@@ -47,6 +57,8 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     var completedAt: Date?
     /// When it is due (model version 2).
     var due: Date?
+    /// When it was last changed by a build of version 3 or later; nil for notes written before.
+    var updatedAt: Date?
 
     /// Whether the note is done: the version-1 view of `completedAt`.
     var done: Bool {
@@ -61,10 +73,16 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         self.tags = tags
         self.completedAt = done ? Date() : nil
         self.due = due
+        self.updatedAt = Date()
+    }
+
+    /// Marks the note as changed now.
+    mutating func touch() {
+        updatedAt = Date()
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, body, tags, done, completedAt, due
+        case id, title, body, tags, done, completedAt, due, updatedAt
     }
 
     init(from decoder: any Decoder) throws {
@@ -74,6 +92,7 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         body = try container.decode(String.self, forKey: .body)
         tags = try container.decode(Set<String>.self, forKey: .tags)
         due = try container.decodeIfPresent(Date.self, forKey: .due)
+        updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
         if let completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt) {
             self.completedAt = completedAt
         } else {
@@ -97,7 +116,21 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
             try container.encodeIfPresent(completedAt, forKey: .completedAt)
             try container.encodeIfPresent(due, forKey: .due)
         }
+        if Self.modelVersion >= 3 {
+            try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
+        }
     }
+}
+
+/// The stored shape of a version-2 note, kept for its schema snapshot.
+struct NoteVersion2: Resource {
+    static let modelVersion = 2
+    var id: String
+    var title: String
+    var body: String
+    var tags: Set<String>
+    var completedAt: Date?
+    var due: Date?
 }
 
 /// The stored shape of a version-1 note, kept for its schema snapshot.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// The `list --json` and `import` form of a note: the five fields of version 1 (`done` stays a
-/// boolean), plus `completedAt` and `due` when set.
+/// boolean), plus `completedAt`, `due` and `updatedAt` when set.
 struct NoteJSON: Codable {
     var id: String
     var title: String
@@ -10,6 +10,7 @@ struct NoteJSON: Codable {
     var done: Bool
     var completedAt: Date?
     var due: Date?
+    var updatedAt: Date?
 
     init(_ note: Note) {
         id = note.id
@@ -19,6 +20,7 @@ struct NoteJSON: Codable {
         done = note.done
         completedAt = note.completedAt
         due = note.due
+        updatedAt = note.updatedAt
     }
 
     /// The note this line describes; a line with `done: true` and no `completedAt` is
@@ -26,6 +28,7 @@ struct NoteJSON: Codable {
     var note: Note {
         var note = Note(id: id, title: title, body: body, tags: Set(tags), done: done, due: due)
         if let completedAt { note.completedAt = completedAt }
+        if let updatedAt { note.updatedAt = updatedAt }
         return note
     }
 
