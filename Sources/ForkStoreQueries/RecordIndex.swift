@@ -233,6 +233,9 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "ForkStore index"
+        // A cache: a transaction lost to a power cut leaves rows of an older head, which the
+        // next query brings forward, so commits need not wait for fsync (WAL stays consistent).
+        configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         func prepared(_ database: some DatabaseWriter) throws -> any DatabaseWriter {
             try prepare(database, fields: fields)
             return database
