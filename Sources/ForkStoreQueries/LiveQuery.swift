@@ -2,7 +2,7 @@ import ForkStore
 import Observation
 
 /// A query's results kept current for an interface: an `@Observable` model on the main actor
-/// whose ``records`` follow `RecordStore.results(of:in:)`.
+/// whose ``records`` follow `RecordStore.results(of:in:checkInterval:)`.
 ///
 /// ```swift
 /// @MainActor

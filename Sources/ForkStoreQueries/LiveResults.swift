@@ -2,7 +2,8 @@ import ForkStore
 
 extension RecordStore where Record: IndexedRecord {
     /// A query's results now, and again after each change to the fork: local saves, deletes
-    /// and transactions, merges into it, and syncs through an exchange using this store object.
+    /// and transactions, merges into it, syncs through an exchange using this store object, and
+    /// changes made by other store objects or processes (an app extension, `forknotes sync`).
     ///
     /// ```swift
     /// for try await films in store.results(of: RecordQuery<Film>().sorted(by: \.year).limit(20)) {
@@ -12,11 +13,14 @@ extension RecordStore where Record: IndexedRecord {
     ///
     /// Bursts coalesce: while one answer is being computed or waits to be taken, further
     /// changes make one more answer, not one each. A change that leaves the fork's head where
-    /// the last answer saw it yields nothing. Changes made by other processes are seen at the
-    /// next change made through this store object. The sequence ends when the consuming task is
-    /// cancelled, and throws what a query throws (a fork that is deleted, data of a newer
-    /// model version).
-    public func results(of query: RecordQuery<Record>, in fork: Fork = .main) -> AsyncThrowingStream<[Record], any Error> {
+    /// the last answer saw it yields nothing. This store object's own changes are answered at
+    /// once; other writers' changes are found by reading the fork's head every
+    /// `checkInterval` (one reference read, nothing more while the head stays put). The sequence
+    /// ends when the consuming task is cancelled, and throws what a query throws (a fork that
+    /// is deleted, data of a newer model version).
+    public func results(
+        of query: RecordQuery<Record>, in fork: Fork = .main, checkInterval: Duration = .seconds(1)
+    ) -> AsyncThrowingStream<[Record], any Error> {
         let changes = self.changes()
         // At most one pending "look again": a burst of changes collapses into it.
         let (wakeUps, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -25,6 +29,10 @@ extension RecordStore where Record: IndexedRecord {
         let listener = Task {
             for await change in changes where change.fork == fork { wake.yield() }
             wake.finish()
+        }
+        // Other writers send this store object no events: look at the head now and then.
+        let checker = Task {
+            while (try? await Task.sleep(for: checkInterval)) != nil { wake.yield() }
         }
         let answerer = Task {
             var seen: CommitID?
@@ -49,6 +57,7 @@ extension RecordStore where Record: IndexedRecord {
         }
         output.onTermination = { _ in
             listener.cancel()
+            checker.cancel()
             answerer.cancel()
         }
         return results

@@ -74,6 +74,18 @@ struct LiveResultsTests {
     }
 
     @Test(.timeLimit(.minutes(1)))
+    func aChangeByAnotherStoreObjectIsAnswered() async throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
+        // Another store object on the same folder sends this one no events, as another process.
+        let other = try RecordStore<IndexedItem>.open(at: store.path)
+        var answers = store.results(of: Self.redByDue, checkInterval: .milliseconds(200)).makeAsyncIterator()
+        #expect(try await answers.next()?.map(\.id) == [])
+        try await other.save(IndexedItem(id: "elsewhere", title: "red, from another writer", tags: ["red"]))
+        #expect(try await answers.next()?.map(\.id) == ["elsewhere"])
+    }
+
+    @Test(.timeLimit(.minutes(1)))
     func theSequenceEndsWhenItsTaskIsCancelled() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
