@@ -149,6 +149,11 @@ struct ForkNotesCLITests {
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")
         }
         #expect(try cli("--help").stdout.contains("Exit codes"))
+        // `list --help` names every field `list --json` writes.
+        let listHelp = try cli("list", "--help").stdout.replacingOccurrences(of: "\n", with: " ")
+        for field in ["id", "title", "body", "tags", "done", "completedAt", "due", "updatedAt"] {
+            #expect(listHelp.contains(field), "list --help does not name \(field)")
+        }
         #expect(try cli("sync", "--help").stdout.replacingOccurrences(of: "\n", with: " ").contains("3 offline"))
         for sub in ["create", "list", "delete"] {
             #expect(try cli("fork", sub, "--help").stdout.contains("Example"), "no example in fork \(sub) --help")
