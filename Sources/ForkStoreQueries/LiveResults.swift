@@ -15,7 +15,7 @@ extension RecordStore where Record: IndexedRecord {
     /// changes make one more answer, not one each. A change that leaves the fork's head where
     /// the last answer saw it yields nothing. This store object's own changes are answered at
     /// once; other writers' changes are found by reading the fork's head every
-    /// `checkInterval` (one reference read, nothing more while the head stays put). The sequence
+    /// `checkInterval`, at least 10 ms (one reference read, nothing more while the head stays put). The sequence
     /// ends when the consuming task is cancelled, and throws what a query throws (a fork that
     /// is deleted, data of a newer model version).
     public func results(
@@ -30,9 +30,11 @@ extension RecordStore where Record: IndexedRecord {
             for await change in changes where change.fork == fork { wake.yield() }
             wake.finish()
         }
-        // Other writers send this store object no events: look at the head now and then.
+        // Other writers send this store object no events: look at the head now and then (at
+        // most every 10 ms, so a zero interval cannot spin).
+        let interval = max(checkInterval, .milliseconds(10))
         let checker = Task {
-            while (try? await Task.sleep(for: checkInterval)) != nil { wake.yield() }
+            while (try? await Task.sleep(for: interval)) != nil { wake.yield() }
         }
         let answerer = Task {
             var seen: CommitID?

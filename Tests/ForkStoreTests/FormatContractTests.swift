@@ -94,6 +94,9 @@ struct FormatContractTests {
         ("By hand\n\nModel-Version: 1\nFormat-Version: 1\nnot a trailer\n", "mixes trailers"),
         ("By hand\n\nModel-Version: 1\nFormat-Version: 1\n\n# comment\n", "'#'"),
         ("x\n# ------------------------ >8 ------------------------\n\nModel-Version: 1\nFormat-Version: 1\n", "scissors"),
+        ("x\n\nFoo: bar\n\u{0B}\nModel-Version: 1\nFormat-Version: 1\n", "mixes trailers"),
+        ("x\n\nModel-Version: 1\nFormat-Version: 1\u{0C}\n", "Format-Version '1\u{0C}'"),
+        ("x\n\nModel-Version: 1\nFormat-Version: 1\nConflicts:\n\tfile\n", "Conflicts:"),
     ])
     func malformedStampsAndMessagesAreRefused(_ message: String, _ rule: String) throws {
         let (folder, store) = try makeStore(Doc.self)

@@ -91,12 +91,16 @@ final class JSONArrayWriter {
         if pending.count >= 1 << 16 { flush() }
     }
 
+    // A listing that stops on an error still writes what it had (as printing each element did).
+    deinit { flush() }
+
     func finish() {
         pending.append(contentsOf: (count == 0 ? "[\n\n]\n" : "\n]\n").utf8)
         flush()
     }
 
     private func flush() {
+        guard !pending.isEmpty else { return }
         FileHandle.standardOutput.write(Data(pending))
         pending.removeAll(keepingCapacity: true)
     }

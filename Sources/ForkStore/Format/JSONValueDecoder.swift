@@ -127,9 +127,11 @@ private struct JSONObjectDecoding<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     var allKeys: [Key] { members.compactMap { Key(stringValue: $0.key) } }
 
+    /// Keys compare as Swift strings, as in `JSONDecoder`; of two canonically equivalent keys
+    /// (`"é"`, `"e\u{301}"`) the later one wins there, and here.
     private func member(_ key: Key) -> JSONValue? {
         let name = key.stringValue
-        return members.first { $0.key == name }?.value
+        return members.last { $0.key == name }?.value
     }
 
     private func decoding(_ key: Key) throws -> JSONValueDecoding {

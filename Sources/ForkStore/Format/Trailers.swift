@@ -80,6 +80,10 @@ enum CommitMessage {
         if let last = lines.last, last.utf8.first == UInt8(ascii: "#") {
             return malformed("its last line starts with '#', a comment line to git")
         }
+        if let conflicts = lines.lastIndex(where: { $0.utf8.elementsEqual("Conflicts:".utf8) }),
+           lines[(conflicts + 1)...].allSatisfy({ $0.isEmpty || $0.utf8.first == UInt8(ascii: "\t") || $0.utf8.first == UInt8(ascii: "#") }) {
+            return malformed("it ends with a 'Conflicts:' block, which git leaves out of the message")
+        }
         let freeTextOnly = Parsed(text: lines.joined(separator: "\n"), trailers: [], problem: nil)
         guard let titleEnd = lines.firstIndex(where: isBlank), let lastBlank = lines.lastIndex(where: isBlank),
               titleEnd <= lastBlank, lastBlank + 1 < lines.count
@@ -89,7 +93,7 @@ enum CommitMessage {
         var trailers: [Trailer] = []
         for line in block {
             if let separator = separatorIndex(in: line) {
-                trailers.append(Trailer(key: String(line[..<separator]).trimmingASCIIWhitespace(),
+                trailers.append(Trailer(key: String(line[..<separator]).trimmingGitWhitespace(),
                                         value: String(line.unicodeScalars[line.unicodeScalars.index(after: separator)...])))
             } else if !trailers.isEmpty, line.utf8.first == UInt8(ascii: " ") || line.utf8.first == UInt8(ascii: "\t") {
                 trailers[trailers.count - 1].value += "\n" + line
@@ -128,22 +132,22 @@ enum CommitMessage {
             if scalar == "\n" {
                 result.append(" ")
                 skippingSpace = true
-            } else if !(skippingSpace && scalar.isASCIIWhitespace) {
+            } else if !(skippingSpace && scalar.isGitWhitespace) {
                 skippingSpace = false
                 result.append(scalar)
             }
         }
-        return String(result).trimmingASCIIWhitespace()
+        return String(result).trimmingGitWhitespace()
     }
 
     private static func isBlank(_ line: Substring) -> Bool {
-        line.unicodeScalars.allSatisfy(\.isASCIIWhitespace)
+        line.unicodeScalars.allSatisfy(\.isGitWhitespace)
     }
 
     /// git's patch divider: `---` followed by whitespace or the end of the line.
     private static func isPatchDivider(_ line: Substring) -> Bool {
         guard line.utf8.starts(with: "---".utf8) else { return false }
-        return line.unicodeScalars.dropFirst(3).first.map(\.isASCIIWhitespace) ?? true
+        return line.unicodeScalars.dropFirst(3).first.map(\.isGitWhitespace) ?? true
     }
 
     /// The line after which `git commit` (and its trailer reader) ignores the message.
@@ -167,7 +171,7 @@ enum TrailerText {
 
     /// A value as one line: control characters (line breaks included) are never written raw.
     static func singleLine(_ text: String) -> String {
-        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isControl ? " " : $0 })).trimmingASCIIWhitespace()
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.isControl ? " " : $0 })).trimmingGitWhitespace()
     }
 
     private static func percentEncoding(_ text: String, keeping keep: (Unicode.Scalar) -> Bool) -> String {
@@ -189,8 +193,8 @@ extension Unicode.Scalar {
     /// Unicode general category Cc: U+0000–U+001F and U+007F–U+009F.
     var isControl: Bool { value < 0x20 || (0x7F...0x9F).contains(value) }
 
-    /// What C's `isspace` calls whitespace, as git tests it: space, tab, LF, VT, FF, CR.
-    var isASCIIWhitespace: Bool { value == 0x20 || (0x09...0x0D).contains(value) }
+    /// What git's own `isspace` calls whitespace: space, TAB, LF and CR (not VT or FF, unlike C's).
+    var isGitWhitespace: Bool { value == 0x20 || value == 0x09 || value == 0x0A || value == 0x0D }
 }
 
 extension StringProtocol {
@@ -201,11 +205,11 @@ extension StringProtocol {
         return String(slice)
     }
 
-    /// Trimmed of what git trims: ASCII whitespace only (U+00A0 and U+2028 stay).
-    func trimmingASCIIWhitespace() -> String {
+    /// Trimmed of what git trims: its four whitespace characters only (U+00A0 and U+2028 stay).
+    func trimmingGitWhitespace() -> String {
         var scalars = Substring(self).unicodeScalars[...]
-        while scalars.first?.isASCIIWhitespace == true { scalars.removeFirst() }
-        while scalars.last?.isASCIIWhitespace == true { scalars.removeLast() }
+        while scalars.first?.isGitWhitespace == true { scalars.removeFirst() }
+        while scalars.last?.isGitWhitespace == true { scalars.removeLast() }
         return String(String.UnicodeScalarView(scalars))
     }
 }

@@ -44,9 +44,9 @@ public struct RecordPath: Hashable, Sendable, CustomStringConvertible {
         name.count == 2 && name.allSatisfy { (48...57).contains($0) || (97...102).contains($0) }
     }
 
-    /// A record file's name: something, then `.json`.
+    /// A record file's name: a name ending in `.json` (one that no id gives is a damaged record).
     static func isRecordFileName(_ name: some Collection<UInt8>) -> Bool {
-        name.count > 5 && name.reversed().starts(with: ".json".utf8.reversed())
+        name.reversed().starts(with: ".json".utf8.reversed())
     }
 
     /// The full path from the tree's root.
