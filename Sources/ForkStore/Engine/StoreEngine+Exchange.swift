@@ -32,8 +32,9 @@ extension StoreEngine {
                 }.map(CommitID.init)
             }
             try git("preparing the fetch") { () throws(GitError) in
-                // What the store holds, named here too, so the remote sends only what is new.
-                for (name, id) in zip(["refs/known/main", "refs/known/cloud"], known) {
+                // What the store holds, named here too, so the remote sends only what is new
+                // (rewritten only when it changed: most syncs find it as it was).
+                for (name, id) in zip(["refs/known/main", "refs/known/cloud"], known) where try repository.resolveReference(name) != id {
                     try repository.removeReference(name)
                     if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
                 }
