@@ -8,7 +8,8 @@ struct ImportCommand: ParsableCommand {
         abstract: "Import notes from a JSON-lines file, in batches of one commit each.",
         discussion: """
             Example: forknotes import --store notes notes.jsonl
-            Each line is one note with id, title, body, tags and done (ids come from the file;
+            Each line is one note with id, title, body, tags and done, and optionally completedAt,
+            due and updatedAt as ISO 8601 dates (the form list --json writes; ids come from the file;
             an existing note with the same id is replaced). Lines that cannot be stored are
             reported on standard error, one per line, and the rest are stored.
             Exit codes: 0 every line imported; 1 some lines were skipped (or another error).
