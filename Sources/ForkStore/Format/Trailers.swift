@@ -12,6 +12,15 @@ public struct Trailer: Sendable, Hashable {
     }
 }
 
+extension [Trailer] {
+    /// The values of the trailers with this key, in order; keys compare ASCII
+    /// case-insensitively, as git compares them.
+    func values(forKey key: String) -> [String] {
+        func lowered(_ byte: UInt8) -> UInt8 { (65...90).contains(byte) ? byte + 32 : byte }
+        return filter { $0.key.utf8.elementsEqual(key.utf8, by: { lowered($0) == lowered($1) }) }.map(\.value)
+    }
+}
+
 /// The trailer keys ForkStore writes and reads.
 enum TrailerKey {
     static let modelVersion = "Model-Version"

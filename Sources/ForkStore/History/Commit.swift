@@ -80,7 +80,7 @@ public struct Commit: Sendable, Hashable, Identifiable {
 
     /// The value of the first trailer with this key.
     public func trailer(_ key: String) -> String? {
-        trailers.first { $0.key.caseInsensitiveCompare(key) == .orderedSame }?.value
+        trailers.values(forKey: key).first
     }
 
     /// Why the commit's message or stamp is malformed (Schema/FORMAT.md 5); nil when it is

@@ -15,13 +15,13 @@ struct CommitStamp {
     init(_ message: CommitMessage.Parsed) {
         problem = message.problem
         let trailers = message.trailers
-        func values(_ key: String) -> [String] {
-            trailers.filter { $0.key.lowercased() == key.lowercased() }.map(\.value)
-        }
         func complain(_ reason: String) { if problem == nil { problem = reason } }
-        func single(_ key: String) -> String? {
-            let found = values(key)
-            if found.count > 1 { complain("it has \(found.count) \(key) trailers; at most one is allowed") }
+        /// The trailer's one value; a second one is a problem ("exactly one" for the versions).
+        func single(_ key: String, required: Bool = false) -> String? {
+            let found = trailers.values(forKey: key)
+            if found.count > 1 {
+                complain("it has \(found.count) \(key) trailers; \(required ? "exactly" : "at most") one is \(required ? "required" : "allowed")")
+            }
             return found.count == 1 ? found[0] : nil
         }
         func decimal(_ key: String, _ text: String?, below limit: Int, minimum: Int = 0) -> Int? {
@@ -32,12 +32,9 @@ struct CommitStamp {
             }
             return number
         }
-        for key in [TrailerKey.modelVersion, TrailerKey.formatVersion] where values(key).count > 1 {
-            complain("it has \(values(key).count) \(key) trailers; exactly one is required")
-        }
-        modelVersion = decimal(TrailerKey.modelVersion, single(TrailerKey.modelVersion), below: 1_000_000_000, minimum: 1)
-        formatVersion = decimal(TrailerKey.formatVersion, single(TrailerKey.formatVersion), below: 1_000_000_000, minimum: 1)
-        if modelVersion != nil, values(TrailerKey.formatVersion).isEmpty {
+        modelVersion = decimal(TrailerKey.modelVersion, single(TrailerKey.modelVersion, required: true), below: 1_000_000_000, minimum: 1)
+        formatVersion = decimal(TrailerKey.formatVersion, single(TrailerKey.formatVersion, required: true), below: 1_000_000_000, minimum: 1)
+        if modelVersion != nil, trailers.values(forKey: TrailerKey.formatVersion).isEmpty {
             complain("it has no Format-Version trailer; exactly one is required")
         }
         lamport = decimal(TrailerKey.lamport, single(TrailerKey.lamport), below: Self.limit) ?? 0

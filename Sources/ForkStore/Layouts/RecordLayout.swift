@@ -26,16 +26,8 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         _ bytes: [UInt8], path: String, origin: DataOrigin, expecting id: String? = nil
     ) throws(StoreError) -> RecordEnvelope<Record> {
         let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: path)
-        let stamped: Int? =
-            if case .number(let literal)? = document["modelVersion"] { Int(literal) } else { origin.modelVersion }
-        let envelope: RecordEnvelope<Record>
-        // Most records were written by the current version: no migration pass.
-        if stamped == model.version {
-            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: document, commit: origin.commit.id, path: path)
-        } else {
-            let migrated = try model.migrated(bytes, origin: origin, path: path, member: "record")
-            envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: migrated, commit: origin.commit.id, path: path)
-        }
+        let current = try model.migrated(document, origin: origin, path: path, member: "record")
+        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: current, commit: origin.commit.id, path: path)
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
             throw StoreError.undecodableValue(
                 commit: origin.commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")

@@ -25,7 +25,8 @@ struct ValueLayout<Value: Resource>: ContentLayout {
 
     /// A value's bytes, migrated to the current model version and decoded.
     private func decode(_ bytes: [UInt8], origin: DataOrigin) throws(StoreError) -> Value {
-        let current = try model.migrated(bytes, origin: origin, path: Self.path)
+        let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: Self.path)
+        let current = try model.migrated(document, origin: origin, path: Self.path)
         return try ValueCodec.decode(Value.self, from: current, commit: origin.commit.id, path: Self.path)
     }
 

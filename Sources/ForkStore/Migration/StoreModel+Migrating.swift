@@ -23,25 +23,20 @@ struct DataOrigin: Sendable {
 }
 
 extension StoreModel {
-    /// The bytes to decode from a blob: unchanged when the current model version wrote them,
-    /// otherwise run through the migration plan. With `member` (a record envelope's
+    /// A parsed blob brought to the current model version: unchanged when that version wrote
+    /// it, otherwise run through the migration plan. With `member` (a record envelope's
     /// `record`), the blob's own `modelVersion` says which version wrote it: a commit's tree
     /// keeps records written by older versions, so the commit's stamp does not say.
-    func migrated(_ bytes: [UInt8], origin: DataOrigin, path: String, member: String? = nil) throws(StoreError) -> [UInt8] {
-        guard let stamped = origin.modelVersion else { return bytes }  // refused by the stamp check
-        if member == nil, stamped == version { return bytes }
-        var document: JSONValue
-        do {
-            document = try CanonicalJSON.parse(bytes)
-        } catch {
-            throw StoreError.invalidJSON(commit: origin.commit.id, path: path, reason: error.description)
-        }
+    func migrated(_ document: JSONValue, origin: DataOrigin, path: String, member: String? = nil) throws(StoreError) -> JSONValue {
+        guard let stamped = origin.modelVersion else { return document }  // refused by the stamp check
+        if member == nil, stamped == version { return document }
+        var document = document
         var dataVersion = stamped
         if member != nil, case .number(let literal)? = document["modelVersion"], let recordVersion = Int(literal) {
             dataVersion = recordVersion
         }
         try checkReadable(dataVersion, in: origin.commit.id)
-        guard dataVersion < version else { return bytes }
+        guard dataVersion < version else { return document }
         var json = member.map { document[$0] ?? .null } ?? document
         do {
             let recordID: String? = if member != nil, case .string(let id)? = document["id"] { id } else { nil }
@@ -56,6 +51,6 @@ extension StoreModel {
         } else {
             document = json
         }
-        return CanonicalJSON.serialize(document)
+        return document
     }
 }
