@@ -6,6 +6,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/stream.h>
+#include <zlib.h>
 
 // git_libgit2_opts is variadic, which Swift does not import: one wrapper per option we use.
 

@@ -27,53 +27,85 @@ extension Repository {
 
     /// The objects that `commits` (each on top of its first parent) add: the commits, and the
     /// trees and blobs along the paths where each commit's tree differs from its parent's.
-    /// The cost follows the size of the changes, not of the trees.
-    /// Each comes with its path, which the packer uses to find good delta bases (versions of
-    /// the same path).
-    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [(id: ObjectID, path: String)] {
-        var objects: [(id: ObjectID, path: String)] = []
+    /// The cost follows the size of the changes, not of the trees. Each tree comes with the
+    /// version of the same path it replaces, the delta base ``writePack(objects:from:)`` uses.
+    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [PackObject] {
+        var objects: [PackObject] = []
         var seen = Set<ObjectID>()
-        func add(tree: ObjectID, comparedWith old: ObjectID?, path: String) throws(GitError) {
+        func add(tree: ObjectID, comparedWith old: ObjectID?) throws(GitError) {
             guard tree != old, seen.insert(tree).inserted else { return }
-            objects.append((tree, path))
+            objects.append(PackObject(id: tree, replaces: old))
             let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
             var previous: [String: TreeEntry] = [:]
             for entry in before { previous[entry.name] = entry }
             for entry in try treeEntries(tree) {
                 let earlier = previous[entry.name]
                 guard entry.id != earlier?.id else { continue }
-                let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
                 switch entry.kind {
-                case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil, path: entryPath)
-                case .blob: if seen.insert(entry.id).inserted { objects.append((entry.id, entryPath)) }
+                case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil)
+                case .blob: if seen.insert(entry.id).inserted { objects.append(PackObject(id: entry.id, replaces: nil)) }
                 case .other: continue
                 }
             }
         }
         for commit in commits {
             let object = try readCommit(commit)
-            objects.append((commit, ""))
-            try add(
-                tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree },
-                path: "")
+            objects.append(PackObject(id: commit, replaces: nil))
+            try add(tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree })
         }
         return objects
     }
 
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack
     /// with its index in this repository's `objects/pack`, and lets this handle see it.
-    package func writePack(objects: [(id: ObjectID, path: String)], from source: Repository? = nil) throws(GitError) {
+    ///
+    /// Each object is compressed once and written whole, except a tree whose earlier version
+    /// (``PackObject/replaces``) is already in this pack: that one becomes a ``TreeDelta``
+    /// against it. libgit2's packbuilder would search every object for a delta base instead,
+    /// the larger part of an import's time, and keep every object in memory meanwhile.
+    package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
-        var builder: OpaquePointer?
-        try check("git_packbuilder_new") { git_packbuilder_new(&builder, (source ?? self).pointer) }
-        defer { git_packbuilder_free(builder) }
-        // Delta search is the cost of a large pack (a first push or fetch); use every core.
-        git_packbuilder_set_threads(builder, 0)
+        let source = source ?? self
+        let writer = try PackWriter(directory: gitDirectory + "objects/pack", odb: odb, objectCount: objects.count)
+        // Trees written so far that a later version may be a delta against; small ones (a few
+        // entries) gain too little to keep.
+        var bases: [ObjectID: (offset: Int, data: [UInt8])] = [:]
         for object in objects {
-            var oid = object.id.raw
-            try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, object.path.isEmpty ? nil : object.path) }
+            try source.withRawObject(object.id) { (kind, data) throws(GitError) in
+                let offset: Int
+                if kind == 2, let replaced = object.replaces, let base = bases.removeValue(forKey: replaced),
+                    let delta = base.data.withUnsafeBytes({ TreeDelta.make(from: $0, to: data) })
+                {
+                    offset = try writer.append(delta: delta, against: base.offset)
+                } else {
+                    offset = try writer.append(data, kind: kind)
+                }
+                if kind == 2, data.count >= 256 { bases[object.id] = (offset, Array(data)) }
+            }
         }
-        try check("git_packbuilder_write") { git_packbuilder_write(builder, gitDirectory + "objects/pack", 0, nil, nil) }
+        _ = try writer.finish()
         try refreshObjects()
     }
+
+    /// Runs `body` with an object's git type (1 commit, 2 tree, 3 blob, 4 tag) and data.
+    private func withRawObject(
+        _ id: ObjectID, _ body: (UInt8, UnsafeRawBufferPointer) throws(GitError) -> Void
+    ) throws(GitError) {
+        var oid = id.raw
+        var object: OpaquePointer?
+        try check("git_odb_read") { git_odb_read(&object, odb, &oid) }
+        defer { git_odb_object_free(object) }
+        let kind = git_odb_object_type(object)
+        guard (1...4).contains(kind.rawValue) else {
+            throw GitError(function: "git_odb_read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
+        }
+        try body(UInt8(kind.rawValue), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
+    }
+}
+
+/// An object to write into a pack (``Repository/writePack(objects:from:)``).
+package struct PackObject: Sendable, Equatable {
+    package var id: ObjectID
+    /// For a tree, the version of the same path it replaces: a good delta base.
+    package var replaces: ObjectID?
 }

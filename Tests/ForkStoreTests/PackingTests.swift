@@ -121,6 +121,33 @@ struct PackingTests {
         #expect(objectFiles(store.path) < 200, "\(objectFiles(store.path)) files")
     }
 
+    @Test func anImportWritesOnePackWhoseTreesAreDeltasAgainstTheirEarlierVersions() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        var next = 0
+        let report = try store.importRecords(batchSize: 500) { () -> StressItem? in
+            defer { next += 1 }
+            return next < 4_000 ? StressItem(id: "item-\(next)", text: "text \(next)") : nil
+        }
+        #expect(report.commits == 8)
+        let folderOfPacks = store.path + "/objects/pack"
+        let packs = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".idx") }
+        #expect(packs.count == 1, "\(packs)")
+        let pack = try #require(packs.first)
+        // git applies every delta we wrote: the pack verifies and the store is sound.
+        let verified = try git("verify-pack", "-v", folderOfPacks + "/" + pack)
+        #expect(verified.status == 0, "\(verified.stderr)")
+        let treeDeltas = verified.stdout.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+            return fields.count == 7 && fields[1] == "tree"
+        }
+        #expect(treeDeltas.count >= 7, "the records tree of each later batch is a delta: \(verified.stdout.suffix(600))")
+        try expectFsckClean(store.path)
+        #expect(try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout.split(separator: "\n").count == 4_000)
+        #expect(try store.count() == 4_000)
+        #expect(try store.record("item-3999")?.text == "text 3999")
+    }
+
     @Test func packsRollIntoOneKeepingTheirDeltasAndDroppingDuplicates() throws {
         let folder = TemporaryFolder()
         var options = StoreOptions()
