@@ -7,6 +7,8 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/stream.h>
 #include <zlib.h>
+#include <stdlib.h>
+#include <string.h>
 
 // git_libgit2_opts is variadic, which Swift does not import: one wrapper per option we use.
 
@@ -42,5 +44,65 @@ typedef struct forkstore_socket_stream {
     int connect_timeout_ms;
     int io_timeout_ms;
 } forkstore_socket_stream;
+
+// An object database backend that reads from another object database and writes nothing: the
+// batch handle of Repository+Batching.swift puts it behind a mempack. It has no `freshen` or
+// `refresh`, so writing a new object costs no file-system calls (libgit2's own loose and pack
+// backends look for every object they are asked to write on disk first, re-reading
+// `objects/pack` on each miss), and it looks objects up without re-reading `objects/pack`.
+
+typedef struct {
+    git_odb_backend parent;
+    git_odb *target;
+} forkstore_forwarding_backend;
+
+static inline git_odb *forkstore_forwarding_target(git_odb_backend *backend) {
+    return ((forkstore_forwarding_backend *)backend)->target;
+}
+
+static inline int forkstore_forwarding_read(
+    void **data, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    if (!git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
+    git_odb_object *object;
+    int error = git_odb_read(&object, forkstore_forwarding_target(backend), id);
+    if (error < 0) return error;
+    *length = git_odb_object_size(object);
+    *type = git_odb_object_type(object);
+    *data = git_odb_backend_data_alloc(backend, *length);
+    if (*data == NULL) {
+        git_odb_object_free(object);
+        return -1;
+    }
+    memcpy(*data, git_odb_object_data(object), *length);
+    git_odb_object_free(object);
+    return 0;
+}
+
+static inline int forkstore_forwarding_read_header(
+    size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
+    if (!git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
+    return git_odb_read_header(length, type, forkstore_forwarding_target(backend), id);
+}
+
+static inline int forkstore_forwarding_exists(git_odb_backend *backend, const git_oid *id) {
+    return git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH);
+}
+
+static inline void forkstore_forwarding_free(git_odb_backend *backend) {
+    free(backend);
+}
+
+static inline int forkstore_forwarding_backend_new(git_odb_backend **out, git_odb *target) {
+    forkstore_forwarding_backend *backend = calloc(1, sizeof(forkstore_forwarding_backend));
+    if (backend == NULL) return -1;
+    backend->parent.version = GIT_ODB_BACKEND_VERSION;
+    backend->parent.read = forkstore_forwarding_read;
+    backend->parent.read_header = forkstore_forwarding_read_header;
+    backend->parent.exists = forkstore_forwarding_exists;
+    backend->parent.free = forkstore_forwarding_free;
+    backend->target = target;
+    *out = &backend->parent;
+    return 0;
+}
 
 #endif

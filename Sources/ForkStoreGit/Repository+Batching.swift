@@ -7,22 +7,39 @@ extension Repository {
     /// thousands. Nothing `body` writes is visible to other handles until then; a crash before
     /// leaves nothing behind. Move a reference to the commits only after this returns.
     package func withObjectsInOnePack<Result>(_ body: (Repository) throws -> (Result, commits: [ObjectID])) throws -> Result {
-        let batch = try Repository.openBare(at: gitDirectory)
-        var backend: UnsafeMutablePointer<git_odb_backend>?
-        try check("git_mempack_new") { git_mempack_new(&backend) }
-        guard let backend else {
-            throw GitError(function: "git_mempack_new", rawCode: -1, errorClass: 0, message: "no backend was returned")
-        }
-        do {
-            try check("git_odb_add_backend") { git_odb_add_backend(batch.odb, backend, 1000) }
-        } catch {
-            backend.pointee.free?(backend)
-            throw error
-        }
-        // The odb owns the backend now, and frees it with the batch handle.
+        let batch = try Repository.openBare(at: gitDirectory, objects: try inMemoryObjectDatabase())
         let (result, commits) = try body(batch)
         try writePack(objects: try batch.objectsAdded(by: commits), from: batch)
         return result
+    }
+
+    /// An object database that keeps what is written to it in memory (libgit2's mempack) and
+    /// reads everything else from this repository's, looking for nothing on disk when an object
+    /// is written (the forwarding backend of `shim.h`).
+    private func inMemoryObjectDatabase() throws(GitError) -> OpaquePointer {
+        var database: OpaquePointer?
+        try check("git_odb_new") { git_odb_new(&database) }
+        guard let database else { throw GitError(function: "git_odb_new", rawCode: -1, errorClass: 0, message: "no object database") }
+        func add(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32) throws(GitError) {
+            do {
+                try check("git_odb_add_backend") { git_odb_add_backend(database, backend, priority) }
+            } catch {
+                backend?.pointee.free?(backend)  // once added, the database frees it
+                throw error
+            }
+        }
+        do {
+            var memory: UnsafeMutablePointer<git_odb_backend>?
+            try check("git_mempack_new") { git_mempack_new(&memory) }
+            try add(memory, priority: 1000)
+            var forwarding: UnsafeMutablePointer<git_odb_backend>?
+            try check("forkstore_forwarding_backend_new") { forkstore_forwarding_backend_new(&forwarding, odb) }
+            try add(forwarding, priority: 1)
+        } catch {
+            git_odb_free(database)
+            throw error
+        }
+        return database
     }
 
     /// The objects that `commits` (each on top of its first parent) add: the commits, and the

@@ -56,6 +56,21 @@ package final class Repository {
         return try Repository(opened: repository, by: "git_repository_open_bare")
     }
 
+    /// Opens the bare repository at `path` with `objects` as its object database, which it
+    /// takes over (and frees, even when this fails).
+    static func openBare(at path: String, objects: OpaquePointer) throws(GitError) -> Repository {
+        defer { git_odb_free(objects) }  // the repository holds its own reference
+        var repository: OpaquePointer?
+        try check("git_repository_open_bare") { git_repository_open_bare(&repository, path) }
+        do {
+            try check("git_repository_set_odb") { git_repository_set_odb(repository, objects) }
+        } catch {
+            git_repository_free(repository)
+            throw error
+        }
+        return try Repository(opened: repository, by: "git_repository_open_bare")
+    }
+
     private convenience init(opened pointer: OpaquePointer?, by function: String) throws(GitError) {
         guard let pointer else {
             throw GitError(function: function, rawCode: -1, errorClass: 0, message: "no repository was returned")
