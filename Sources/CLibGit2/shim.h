@@ -45,26 +45,33 @@ typedef struct forkstore_socket_stream {
     int io_timeout_ms;
 } forkstore_socket_stream;
 
-// An object database backend that reads from another object database and writes nothing: the
-// batch handle of Repository+Batching.swift puts it behind a mempack. It has no `freshen` or
-// `refresh`, so writing a new object costs no file-system calls (libgit2's own loose and pack
-// backends look for every object they are asked to write on disk first, re-reading
-// `objects/pack` on each miss), and it looks objects up without re-reading `objects/pack`.
+// An object database backend that reads a repository's objects and writes nothing: the batch
+// handle of Repository+Batching.swift puts it behind a mempack. It reads through a pack backend
+// of its own (whose delta-base caches go with it) and then the repository's object database
+// (loose objects, alternates), without re-reading `objects/pack` on a miss. It has no `freshen`
+// or `refresh`, so writing a new object costs no file-system calls: libgit2's own loose and
+// pack backends look on disk for every object they are asked to write, re-reading
+// `objects/pack` on each miss.
 
 typedef struct {
     git_odb_backend parent;
-    git_odb *target;
-} forkstore_forwarding_backend;
+    git_odb_backend *packs;
+    git_odb *fallback;
+} forkstore_reading_backend;
 
-static inline git_odb *forkstore_forwarding_target(git_odb_backend *backend) {
-    return ((forkstore_forwarding_backend *)backend)->target;
+static inline forkstore_reading_backend *forkstore_reading(git_odb_backend *backend) {
+    return (forkstore_reading_backend *)backend;
 }
 
-static inline int forkstore_forwarding_read(
+static inline int forkstore_reading_read(
     void **data, size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
-    if (!git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
+    git_odb_backend *packs = forkstore_reading(backend)->packs;
+    int error = packs->read(data, length, type, packs, id);
+    if (error != GIT_ENOTFOUND) return error;
+    git_odb *fallback = forkstore_reading(backend)->fallback;
+    if (!git_odb_exists_ext(fallback, id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
     git_odb_object *object;
-    int error = git_odb_read(&object, forkstore_forwarding_target(backend), id);
+    error = git_odb_read(&object, fallback, id);
     if (error < 0) return error;
     *length = git_odb_object_size(object);
     *type = git_odb_object_type(object);
@@ -78,29 +85,41 @@ static inline int forkstore_forwarding_read(
     return 0;
 }
 
-static inline int forkstore_forwarding_read_header(
+static inline int forkstore_reading_read_header(
     size_t *length, git_object_t *type, git_odb_backend *backend, const git_oid *id) {
-    if (!git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
-    return git_odb_read_header(length, type, forkstore_forwarding_target(backend), id);
+    git_odb_backend *packs = forkstore_reading(backend)->packs;
+    int error = packs->read_header(length, type, packs, id);
+    if (error != GIT_ENOTFOUND) return error;
+    git_odb *fallback = forkstore_reading(backend)->fallback;
+    if (!git_odb_exists_ext(fallback, id, GIT_ODB_LOOKUP_NO_REFRESH)) return GIT_ENOTFOUND;
+    return git_odb_read_header(length, type, fallback, id);
 }
 
-static inline int forkstore_forwarding_exists(git_odb_backend *backend, const git_oid *id) {
-    return git_odb_exists_ext(forkstore_forwarding_target(backend), id, GIT_ODB_LOOKUP_NO_REFRESH);
+static inline int forkstore_reading_exists(git_odb_backend *backend, const git_oid *id) {
+    git_odb_backend *packs = forkstore_reading(backend)->packs;
+    return packs->exists(packs, id) || git_odb_exists_ext(forkstore_reading(backend)->fallback, id, GIT_ODB_LOOKUP_NO_REFRESH);
 }
 
-static inline void forkstore_forwarding_free(git_odb_backend *backend) {
+static inline void forkstore_reading_free(git_odb_backend *backend) {
+    git_odb_backend *packs = forkstore_reading(backend)->packs;
+    packs->free(packs);
     free(backend);
 }
 
-static inline int forkstore_forwarding_backend_new(git_odb_backend **out, git_odb *target) {
-    forkstore_forwarding_backend *backend = calloc(1, sizeof(forkstore_forwarding_backend));
+static inline int forkstore_reading_backend_new(git_odb_backend **out, const char *objects, git_odb *fallback) {
+    forkstore_reading_backend *backend = calloc(1, sizeof(forkstore_reading_backend));
     if (backend == NULL) return -1;
+    int error = git_odb_backend_pack(&backend->packs, objects);
+    if (error < 0) {
+        free(backend);
+        return error;
+    }
     backend->parent.version = GIT_ODB_BACKEND_VERSION;
-    backend->parent.read = forkstore_forwarding_read;
-    backend->parent.read_header = forkstore_forwarding_read_header;
-    backend->parent.exists = forkstore_forwarding_exists;
-    backend->parent.free = forkstore_forwarding_free;
-    backend->target = target;
+    backend->parent.read = forkstore_reading_read;
+    backend->parent.read_header = forkstore_reading_read_header;
+    backend->parent.exists = forkstore_reading_exists;
+    backend->parent.free = forkstore_reading_free;
+    backend->fallback = fallback;
     *out = &backend->parent;
     return 0;
 }

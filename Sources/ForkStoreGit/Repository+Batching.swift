@@ -14,8 +14,9 @@ extension Repository {
     }
 
     /// An object database that keeps what is written to it in memory (libgit2's mempack) and
-    /// reads everything else from this repository's, looking for nothing on disk when an object
-    /// is written (the forwarding backend of `shim.h`).
+    /// reads everything else from this repository's objects, looking for nothing on disk when
+    /// an object is written (the reading backend of `shim.h`). Its pack caches (libgit2 keeps
+    /// up to 16 MB of delta bases per pack) go with it.
     private func inMemoryObjectDatabase() throws(GitError) -> OpaquePointer {
         var database: OpaquePointer?
         try check("git_odb_new") { git_odb_new(&database) }
@@ -32,9 +33,9 @@ extension Repository {
             var memory: UnsafeMutablePointer<git_odb_backend>?
             try check("git_mempack_new") { git_mempack_new(&memory) }
             try add(memory, priority: 1000)
-            var forwarding: UnsafeMutablePointer<git_odb_backend>?
-            try check("forkstore_forwarding_backend_new") { forkstore_forwarding_backend_new(&forwarding, odb) }
-            try add(forwarding, priority: 1)
+            var reading: UnsafeMutablePointer<git_odb_backend>?
+            try check("forkstore_reading_backend_new") { forkstore_reading_backend_new(&reading, gitDirectory + "objects", odb) }
+            try add(reading, priority: 1)
         } catch {
             git_odb_free(database)
             throw error
@@ -76,33 +77,78 @@ extension Repository {
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack
     /// with its index in this repository's `objects/pack`, and lets this handle see it.
     ///
-    /// Each object is compressed once and written whole, except a tree whose earlier version
-    /// (``PackObject/replaces``) is already in this pack: that one becomes a ``TreeDelta``
-    /// against it. libgit2's packbuilder would search every object for a delta base instead,
-    /// the larger part of an import's time, and keep every object in memory meanwhile.
+    /// Each object is compressed once, and deltas are chosen without a search (libgit2's
+    /// packbuilder compares every object with ten others, the larger part of an import's time,
+    /// and keeps every object in memory meanwhile). As git does, the newest version of a tree
+    /// goes whole, so the version read most costs one inflate and no delta cache; the versions
+    /// it replaces in this pack (``PackObject/replaces``) follow, each a ``GitDelta/tree(from:to:)``
+    /// delta against the next newer one. A blob becomes a ``GitDelta/bytes(from:to:)`` delta
+    /// against the last blob written whole, which serves the next ``blobsPerBase`` blobs, so a
+    /// record costs at most one delta to read.
     package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
         let source = source ?? self
         let writer = try PackWriter(directory: gitDirectory + "objects/pack", odb: odb, objectCount: objects.count)
-        // Trees written so far that a later version may be a delta against; small ones (a few
-        // entries) gain too little to keep.
-        var bases: [ObjectID: (offset: Int, data: [UInt8])] = [:]
+        var replacedBy: [ObjectID: ObjectID] = [:], replaces: [ObjectID: ObjectID] = [:]
+        for object in objects {
+            if let replaced = object.replaces {
+                replacedBy[replaced] = object.id
+                replaces[object.id] = replaced
+            }
+        }
+        // The newest versions of trees whose older versions are in this pack too; small trees
+        // (a few entries) gain too little to keep.
+        var newest: [(offset: Int, id: ObjectID, data: [UInt8])] = []
+        var older = Set<ObjectID>()
+        var blobBase: (offset: Int, data: [UInt8], uses: Int)?
         for object in objects {
             try source.withRawObject(object.id) { (kind, data) throws(GitError) in
-                let offset: Int
-                if kind == 2, let replaced = object.replaces, let base = bases.removeValue(forKey: replaced),
-                    let delta = base.data.withUnsafeBytes({ TreeDelta.make(from: $0, to: data) })
-                {
-                    offset = try writer.append(delta: delta, against: base.offset)
-                } else {
-                    offset = try writer.append(data, kind: kind)
+                switch kind {
+                case 2 where replacedBy[object.id] != nil:
+                    older.insert(object.id)
+                case 2:
+                    let offset = try writer.append(data, kind: kind)
+                    if object.replaces != nil, data.count >= 256 { newest.append((offset, object.id, Array(data))) }
+                case 3:
+                    if let base = blobBase, base.uses < Self.blobsPerBase,
+                        let delta = base.data.withUnsafeBytes({ GitDelta.bytes(from: $0, to: data) })
+                    {
+                        try writer.append(delta: delta, against: base.offset)
+                        blobBase?.uses += 1
+                    } else {
+                        blobBase = (try writer.append(data, kind: kind), Array(data), 0)
+                    }
+                default:
+                    try writer.append(data, kind: kind)
                 }
-                if kind == 2, data.count >= 256 { bases[object.id] = (offset, Array(data)) }
             }
+        }
+        // Each older version against the next newer one, newest first: a batch's change each.
+        for head in newest {
+            var base = (offset: head.offset, data: head.data, depth: 0)
+            var next = replaces[head.id]
+            while let id = next, older.remove(id) != nil {
+                try source.withRawObject(id) { (kind, data) throws(GitError) in
+                    if base.depth < Self.deepestChain, let delta = base.data.withUnsafeBytes({ GitDelta.tree(from: $0, to: data) }) {
+                        base = (try writer.append(delta: delta, against: base.offset), Array(data), base.depth + 1)
+                    } else {
+                        base = (try writer.append(data, kind: kind), Array(data), 0)
+                    }
+                }
+                next = replaces[id]
+            }
+        }
+        for object in objects where older.contains(object.id) {
+            try source.withRawObject(object.id) { (kind, data) throws(GitError) in try writer.append(data, kind: kind) }
         }
         _ = try writer.finish()
         try refreshObjects()
     }
+
+    /// How many blobs one blob written whole serves as a delta base.
+    static let blobsPerBase = 16
+    /// The longest chain of tree deltas (git's own default): only older versions are in one.
+    static let deepestChain = 50
 
     /// Runs `body` with an object's git type (1 commit, 2 tree, 3 blob, 4 tag) and data.
     private func withRawObject(

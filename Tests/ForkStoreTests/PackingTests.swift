@@ -121,7 +121,7 @@ struct PackingTests {
         #expect(objectFiles(store.path) < 200, "\(objectFiles(store.path)) files")
     }
 
-    @Test func anImportWritesOnePackWhoseTreesAreDeltasAgainstTheirEarlierVersions() throws {
+    @Test func anImportWritesOnePackWithTheNewestTreesWholeAndTheRestAsDeltas() throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
         var next = 0
@@ -137,11 +137,21 @@ struct PackingTests {
         // git applies every delta we wrote: the pack verifies and the store is sound.
         let verified = try git("verify-pack", "-v", folderOfPacks + "/" + pack)
         #expect(verified.status == 0, "\(verified.stderr)")
-        let treeDeltas = verified.stdout.split(separator: "\n").filter { line in
-            let fields = line.split(separator: " ", omittingEmptySubsequences: true)
-            return fields.count == 7 && fields[1] == "tree"
+        func deltas(of kind: String) -> Int {
+            verified.stdout.split(separator: "\n").filter { line in
+                let fields = line.split(separator: " ", omittingEmptySubsequences: true)
+                return fields.count == 7 && fields[1] == kind
+            }.count
         }
-        #expect(treeDeltas.count >= 7, "the records tree of each later batch is a delta: \(verified.stdout.suffix(600))")
+        // The newest records tree is whole; the seven before it are a chain of deltas, newest
+        // first. Blobs are deltas against a shared base, one link deep.
+        #expect(deltas(of: "tree") >= 7, "\(verified.stdout.suffix(600))")
+        #expect(verified.stdout.contains("chain length = 7"), "\(verified.stdout.suffix(600))")
+        #expect(deltas(of: "blob") > 3_000, "\(verified.stdout.suffix(600))")
+        let newestRecordsTree = try git("--git-dir", store.path, "rev-parse", "main:records").stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(verified.stdout.contains("\(newestRecordsTree) tree "), "\(verified.stdout.suffix(600))")
+        #expect(!verified.stdout.split(separator: "\n").contains { $0.hasPrefix(newestRecordsTree) && $0.split(separator: " ").count == 7 })
         try expectFsckClean(store.path)
         #expect(try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout.split(separator: "\n").count == 4_000)
         #expect(try store.count() == 4_000)

@@ -1,0 +1,177 @@
+/// Git deltas (the data of an offset-delta pack entry), made without the delta search of
+/// libgit2's packbuilder: a tree against its earlier version (``tree(from:to:)``), a blob
+/// against a similar one (``bytes(from:to:)``).
+///
+/// The format (git's `patch-delta.c`): the base's size and the result's size as 7-bit groups,
+/// least significant first; then instructions: a byte with bit 7 set copies from the base (bits
+/// 0–3 say which offset bytes follow, bits 4–6 which size bytes, little-endian; a size of 0
+/// means 0x10000), a byte of 1–127 inserts that many bytes that follow.
+enum GitDelta {
+    /// A tree rebuilt from an earlier version of it: each entry found unchanged in the base is
+    /// copied from it, the others are inserted. A store's trees change a few entries at a time,
+    /// so a 10 KB shard tree rewritten by a batch costs a delta of a few hundred bytes. Nil when
+    /// either does not parse as a tree or the delta would not be smaller than `target`.
+    static func tree(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
+        guard let baseEntries = entries(of: base), let targetEntries = entries(of: target) else { return nil }
+        var offsets: [Bytes: Int] = [:]
+        offsets.reserveCapacity(baseEntries.count)
+        for entry in baseEntries { offsets[Bytes(base[entry])] = entry.lowerBound }
+        var delta = Encoder(base: base, target: target)
+        for entry in targetEntries {
+            if let offset = offsets[Bytes(target[entry])] {
+                delta.copy(offset, count: entry.count)
+            } else {
+                delta.insert(entry)
+            }
+            guard delta.isSmaller else { return nil }
+        }
+        return delta.finished()
+    }
+
+    /// `target` rebuilt from `base` where they share runs of 16 bytes or more (found through
+    /// the base's 16-byte blocks, then extended both ways): records of one collection share
+    /// their keys and much of their text. Nil when the delta would not be under half of
+    /// `target`, as git requires before it keeps one.
+    static func bytes(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
+        let block = 16
+        guard base.count >= block, target.count >= 2 * block else { return nil }
+        var blocks: [Bytes: Int] = [:]
+        blocks.reserveCapacity(base.count / block)
+        for start in stride(from: 0, through: base.count - block, by: block) where blocks[Bytes(base[start..<start + block])] == nil {
+            blocks[Bytes(base[start..<start + block])] = start
+        }
+        var delta = Encoder(base: base, target: target, limit: target.count / 2)
+        var position = 0, unmatched = 0  // target[unmatched..<position] waits to be inserted
+        while position + block <= target.count {
+            guard let found = blocks[Bytes(target[position..<position + block])] else {
+                position += 1
+                continue
+            }
+            var start = found, end = found + block, at = position
+            while start > 0, at > unmatched, base[start - 1] == target[at - 1] {
+                start -= 1
+                at -= 1
+            }
+            var after = position + block
+            while end < base.count, after < target.count, base[end] == target[after] {
+                end += 1
+                after += 1
+            }
+            if at > unmatched { delta.insert(unmatched..<at) }
+            delta.copy(start, count: end - start)
+            position = after
+            unmatched = after
+            guard delta.isSmaller else { return nil }
+        }
+        if unmatched < target.count { delta.insert(unmatched..<target.count) }
+        return delta.isSmaller ? delta.finished() : nil
+    }
+
+    /// Bytes compared and hashed by content: a tree entry, a block.
+    private struct Bytes: Hashable {
+        let bytes: UnsafeRawBufferPointer
+        init(_ slice: Slice<UnsafeRawBufferPointer>) { bytes = UnsafeRawBufferPointer(rebasing: slice) }
+        static func == (left: Self, right: Self) -> Bool { left.bytes.elementsEqual(right.bytes) }
+        func hash(into hasher: inout Hasher) { hasher.combine(bytes: bytes) }
+    }
+
+    /// The byte ranges of a tree's entries (`<mode> <name>\0<20-byte id>`); nil when it does not
+    /// parse.
+    private static func entries(of tree: UnsafeRawBufferPointer) -> [Range<Int>]? {
+        var ranges: [Range<Int>] = []
+        var start = 0
+        while start < tree.count {
+            var cursor = start
+            while cursor < tree.count, tree[cursor] != 0 { cursor += 1 }
+            let end = cursor + 21
+            guard cursor > start, end <= tree.count else { return nil }
+            ranges.append(start..<end)
+            start = end
+        }
+        return ranges
+    }
+
+    /// Writes a delta's instructions, joining adjacent copies and adjacent inserts.
+    private struct Encoder {
+        private let target: UnsafeRawBufferPointer
+        private let limit: Int
+        private var delta: [UInt8] = []
+        private var pendingCopy: Range<Int>?
+        private var pendingInsert: Range<Int>?
+
+        init(base: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, limit: Int? = nil) {
+            self.target = target
+            self.limit = limit ?? target.count
+            Self.appendSize(base.count, to: &delta)
+            Self.appendSize(target.count, to: &delta)
+        }
+
+        /// Whether the delta so far is still under its limit.
+        var isSmaller: Bool { delta.count < limit }
+
+        mutating func copy(_ offset: Int, count: Int) {
+            flushInsert()
+            if let range = pendingCopy, range.upperBound == offset {
+                pendingCopy = range.lowerBound..<offset + count
+            } else {
+                flushCopy()
+                pendingCopy = offset..<offset + count
+            }
+        }
+
+        mutating func insert(_ range: Range<Int>) {
+            flushCopy()
+            pendingInsert = (pendingInsert?.lowerBound ?? range.lowerBound)..<range.upperBound
+        }
+
+        mutating func finished() -> [UInt8]? {
+            flushCopy()
+            flushInsert()
+            return isSmaller ? delta : nil
+        }
+
+        private mutating func flushCopy() {
+            guard let range = pendingCopy else { return }
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let length = min(0x10000, range.upperBound - start)
+                var instruction: UInt8 = 0x80
+                var operands: [UInt8] = []
+                for byte in 0..<4 where (start >> (8 * byte)) & 0xFF != 0 {
+                    instruction |= 1 << byte
+                    operands.append(UInt8((start >> (8 * byte)) & 0xFF))
+                }
+                let size = length == 0x10000 ? 0 : length
+                for byte in 0..<3 where (size >> (8 * byte)) & 0xFF != 0 {
+                    instruction |= 0x10 << byte
+                    operands.append(UInt8((size >> (8 * byte)) & 0xFF))
+                }
+                delta.append(instruction)
+                delta.append(contentsOf: operands)
+                start += length
+            }
+            pendingCopy = nil
+        }
+
+        private mutating func flushInsert() {
+            guard let range = pendingInsert else { return }
+            var start = range.lowerBound
+            while start < range.upperBound {
+                let length = min(127, range.upperBound - start)
+                delta.append(UInt8(length))
+                delta.append(contentsOf: target[start..<start + length])
+                start += length
+            }
+            pendingInsert = nil
+        }
+
+        private static func appendSize(_ size: Int, to delta: inout [UInt8]) {
+            var rest = size
+            repeat {
+                let byte = UInt8(rest & 0x7F)
+                rest >>= 7
+                delta.append(rest != 0 ? byte | 0x80 : byte)
+            } while rest != 0
+        }
+    }
+}
