@@ -14,7 +14,7 @@ package enum Libgit2 {
         // libgit2's cache is process-wide and may grow to 256 MB by default; a large record
         // store touches tens of thousands of small trees (an import of 100,000 records filled
         // 64 MB with trees it never read again), so keep it to 32 MB.
-        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE)") { forkstore_git_set_cache_max_size(8 << 20) }
+        try check("git_libgit2_opts(GIT_OPT_SET_CACHE_MAX_SIZE)") { forkstore_git_set_cache_max_size(32 << 20) }
         // Pack files are read through mapped windows (1 GB each, up to 8 GB, by default): a full
         // listing of a large store kept every page of its packs resident (36 MB at 100,000
         // records). 1 MB windows under an 8 MB budget keep memory bounded; libgit2 unmaps the
