@@ -35,15 +35,24 @@ enum GitDelta {
     static func bytes(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
         let block = 16
         guard base.count >= block, target.count >= 2 * block else { return nil }
-        var blocks: [Bytes: Int] = [:]
-        blocks.reserveCapacity(base.count / block)
-        for start in stride(from: 0, through: base.count - block, by: block) where blocks[Bytes(base[start..<start + block])] == nil {
-            blocks[Bytes(base[start..<start + block])] = start
+        // The base's blocks in a table of one slot per multiplicative hash, not a Dictionary
+        // (hashing at every position of the target was a tenth of a first fetch); a block found
+        // there is compared before it is used, and a block whose slot is taken is left out.
+        let slotBits = max(4, Int.bitWidth - (4 * base.count / block).leadingZeroBitCount)
+        func slot(_ bytes: UnsafeRawBufferPointer, at offset: Int) -> Int {
+            let first = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            let second = bytes.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self)
+            return Int(truncatingIfNeeded: ((first ^ (second &* 0xFF51_AFD7_ED55_8CCD)) &* 0x9E37_79B9_7F4A_7C15) >> UInt64(64 - slotBits))
+        }
+        var blocks = [Int](repeating: -1, count: 1 << slotBits)
+        for start in stride(from: 0, through: base.count - block, by: block) where blocks[slot(base, at: start)] < 0 {
+            blocks[slot(base, at: start)] = start
         }
         var delta = Encoder(base: base, target: target, limit: target.count / 2)
         var position = 0, unmatched = 0  // target[unmatched..<position] waits to be inserted
         while position + block <= target.count {
-            guard let found = blocks[Bytes(target[position..<position + block])] else {
+            let found = blocks[slot(target, at: position)]
+            guard found >= 0, base[found..<found + block].elementsEqual(target[position..<position + block]) else {
                 position += 1
                 continue
             }
@@ -67,7 +76,7 @@ enum GitDelta {
         return delta.isSmaller ? delta.finished() : nil
     }
 
-    /// Bytes compared and hashed by content: a tree entry, a block.
+    /// A tree entry's bytes, compared and hashed by content.
     private struct Bytes: Hashable {
         let bytes: UnsafeRawBufferPointer
         init(_ slice: Slice<UnsafeRawBufferPointer>) { bytes = UnsafeRawBufferPointer(rebasing: slice) }
