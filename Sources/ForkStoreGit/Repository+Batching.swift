@@ -7,7 +7,10 @@ extension Repository {
     /// thousands. Nothing `body` writes is visible to other handles until then; a crash before
     /// leaves nothing behind. Move a reference to the commits only after this returns.
     package func withObjectsInOnePack<Result>(_ body: (Repository) throws -> (Result, commits: [ObjectID])) throws -> Result {
-        let batch = try Repository.openBare(at: gitDirectory, objects: try inMemoryObjectDatabase())
+        let (objects, memory) = try inMemoryObjectDatabase()
+        let batch = try Repository.openBare(at: gitDirectory, objects: objects)
+        batch.memoryBackend = memory
+        batch.workspace = TreeWorkspace()
         let (result, commits) = try body(batch)
         try writePack(objects: try batch.objectsAdded(by: commits), from: batch)
         return result
@@ -17,8 +20,9 @@ extension Repository {
     /// reads everything else from this repository's objects, looking for nothing on disk when
     /// an object is written (the reading backend of `shim.h`). Its pack caches (libgit2 keeps
     /// up to 16 MB of delta bases per pack) go with it.
-    private func inMemoryObjectDatabase() throws(GitError) -> OpaquePointer {
+    private func inMemoryObjectDatabase() throws(GitError) -> (OpaquePointer, memory: UnsafeMutablePointer<git_odb_backend>?) {
         var database: OpaquePointer?
+        var memory: UnsafeMutablePointer<git_odb_backend>?
         try check("git_odb_new") { git_odb_new(&database) }
         guard let database else { throw GitError(function: "git_odb_new", rawCode: -1, errorClass: 0, message: "no object database") }
         func add(_ backend: UnsafeMutablePointer<git_odb_backend>?, priority: Int32) throws(GitError) {
@@ -30,7 +34,6 @@ extension Repository {
             }
         }
         do {
-            var memory: UnsafeMutablePointer<git_odb_backend>?
             try check("git_mempack_new") { git_mempack_new(&memory) }
             try add(memory, priority: 1000)
             var reading: UnsafeMutablePointer<git_odb_backend>?
@@ -40,7 +43,7 @@ extension Repository {
             git_odb_free(database)
             throw error
         }
-        return database
+        return (database, memory)
     }
 
     /// The objects that `commits` (each on top of its first parent) add: the commits, and the
@@ -69,7 +72,13 @@ extension Repository {
         for commit in commits {
             let object = try readCommit(commit)
             objects.append(PackObject(id: commit, replaces: nil))
-            try add(tree: object.tree, comparedWith: try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree })
+            let parentTree = try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree }
+            // A batch handle's workspace knows what its updates wrote, without reading a tree.
+            if let known = workspace?.objectsAdded(making: object.tree, from: parentTree) {
+                for added in known where seen.insert(added.id).inserted { objects.append(added) }
+            } else {
+                try add(tree: object.tree, comparedWith: parentTree)
+            }
         }
         return objects
     }
@@ -151,10 +160,23 @@ extension Repository {
     static let deepestChain = 50
 
     /// Runs `body` with an object's git type (1 commit, 2 tree, 3 blob, 4 tag) and data.
-    private func withRawObject(
+    func withRawObject(
         _ id: ObjectID, _ body: (UInt8, UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) {
         var oid = id.raw
+        // What a batch wrote is read from its mempack directly, past the object database's
+        // cache (which would hold a second copy of every tree of the segment).
+        if let memory = memoryBackend, let read = memory.pointee.read {
+            var data: UnsafeMutableRawPointer?, size = 0, type = GIT_OBJECT_INVALID
+            if read(&data, &size, &type, memory, &oid) == 0 {
+                defer { git_odb_backend_data_free(memory, data) }
+                guard (1...4).contains(type.rawValue) else {
+                    throw GitError(function: "git_odb_read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
+                }
+                try body(UInt8(type.rawValue), UnsafeRawBufferPointer(start: data, count: size))
+                return
+            }
+        }
         var object: OpaquePointer?
         try check("git_odb_read") { git_odb_read(&object, odb, &oid) }
         defer { git_odb_object_free(object) }

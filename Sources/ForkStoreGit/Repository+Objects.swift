@@ -44,6 +44,38 @@ package struct TreeEntry: Sendable, Equatable {
 
     /// A plain file (mode 100644), the only kind of blob a store writes.
     package var isPlainFile: Bool { kind == .blob && mode == 0o100644 }
+
+    /// Whether `self` comes before `other` in a git tree (see ``gitOrder(_:isFolder:_:isFolder:)``).
+    package func precedesInTree(_ other: TreeEntry) -> Bool {
+        Self.gitOrder(name.utf8, isFolder: kind == .tree, other.name.utf8, isFolder: other.kind == .tree) < 0
+    }
+
+    /// Git's order of tree entries: by name, bytewise, a folder's name as if it ended in "/"
+    /// (so folder `a` comes after file `a.json`). Negative, zero or positive.
+    static func gitOrder<Left: Sequence<UInt8>, Right: Sequence<UInt8>>(
+        _ left: Left, isFolder leftIsFolder: Bool, _ right: Right, isFolder rightIsFolder: Bool
+    ) -> Int {
+        var leftBytes = left.makeIterator(), rightBytes = right.makeIterator()
+        var leftEnded = false, rightEnded = false
+        while true {
+            var a = leftBytes.next(), b = rightBytes.next()
+            if a == nil, !leftEnded {
+                leftEnded = true
+                if leftIsFolder { a = 0x2F }
+            }
+            if b == nil, !rightEnded {
+                rightEnded = true
+                if rightIsFolder { b = 0x2F }
+            }
+            switch (a, b) {
+            case (nil, nil): return 0
+            case (nil, _): return -1
+            case (_, nil): return 1
+            case (let a?, let b?) where a != b: return a < b ? -1 : 1
+            default: continue
+            }
+        }
+    }
 }
 
 extension Repository {
@@ -162,6 +194,7 @@ extension Repository {
     /// rewritten, so the cost follows the number of changes and the depth, not the tree's size.
     package func updatedTree(from baseline: ObjectID, applying changes: [TreeChange]) throws(GitError) -> ObjectID {
         guard !changes.isEmpty else { return baseline }
+        if let workspace, let updated = try workspace.update(from: baseline, applying: changes, in: self) { return updated }
         var base = baseline.raw
         var tree: OpaquePointer?
         try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &base) }
@@ -209,6 +242,7 @@ extension Repository {
     /// are skipped without being read, so the cost follows the size of the change.
     package func differences(from old: ObjectID?, to new: ObjectID?, prefix: String = "") throws(GitError) -> [TreeDifference] {
         guard old != new else { return [] }
+        if prefix.isEmpty, let known = workspace?.differences(from: old, to: new) { return known }
         let before = try old.flatMap { (id) throws(GitError) in try lookupTree(id) }
         defer { git_tree_free(before) }
         let after = try new.flatMap { (id) throws(GitError) in try lookupTree(id) }
@@ -221,9 +255,9 @@ extension Repository {
         while i < oldCount || j < newCount {
             let left = i < oldCount ? git_tree_entry_byindex(before, i) : nil
             let right = j < newCount ? git_tree_entry_byindex(after, j) : nil
-            let order: Int32 =
+            let order: Int =
                 switch (left, right) {
-                case (let left?, let right?): strcmp(git_tree_entry_name(left), git_tree_entry_name(right))
+                case (let left?, let right?): Self.gitOrder(left, right)
                 case (_?, nil): -1
                 default: 1
                 }
@@ -258,6 +292,19 @@ extension Repository {
             }
         }
         return found
+    }
+
+    /// Two entries in git's order (see ``TreeEntry/gitOrder(_:isFolder:_:isFolder:)``): a
+    /// folder `a` sorts after a file `a.json`, where a plain name comparison would put it before
+    /// and pair nothing that follows.
+    private static func gitOrder(_ left: OpaquePointer, _ right: OpaquePointer) -> Int {
+        func name(_ entry: OpaquePointer) -> UnsafeRawBufferPointer {
+            let name = git_tree_entry_name(entry)
+            return UnsafeRawBufferPointer(start: name, count: name.map { strlen($0) } ?? 0)
+        }
+        return TreeEntry.gitOrder(
+            name(left), isFolder: git_tree_entry_type(left) == GIT_OBJECT_TREE,
+            name(right), isFolder: git_tree_entry_type(right) == GIT_OBJECT_TREE)
     }
 
     /// A tree object, to free with `git_tree_free`.

@@ -8,6 +8,10 @@ import Foundation
 package final class Repository {
     let pointer: OpaquePointer
     let odb: OpaquePointer
+    /// A batch handle's trees, kept parsed between updates (``TreeWorkspace``).
+    var workspace: TreeWorkspace?
+    /// A batch handle's mempack, which its object database owns and frees.
+    var memoryBackend: UnsafeMutablePointer<git_odb_backend>?
 
     private init(pointer: OpaquePointer) throws(GitError) {
         var odb: OpaquePointer?

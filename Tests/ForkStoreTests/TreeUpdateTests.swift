@@ -27,4 +27,47 @@ struct TreeUpdateTests {
             == repository.entry(atPath: "records/ab/ef", inTree: first)?.id)
         #expect(try repository.updatedTree(from: second, applying: []) == second)
     }
+
+    /// A batch handle keeps its trees parsed between updates and writes them itself; it must
+    /// write exactly the trees libgit2 writes, and know the blob differences a tree walk finds.
+    /// Names are chosen to collide: a folder sorts as if its name ended in "/", so "a" (folder),
+    /// "a.json", "a-b" and "a0" interleave; a blob where a folder is (and the reverse) is left
+    /// to libgit2.
+    @Test func aBatchHandleWritesTheTreesLibgit2Writes() throws {
+        let folder = TemporaryFolder()
+        let repository = try Repository.createBare(at: folder.child("r.git"), initialBranch: "main")
+        let blobs = try (0..<5).map { try repository.writeBlob(Array("blob \($0)".utf8)) }
+        let folders = ["a", "a0", "records", "é"], files = ["a.json", "a-b", "a0.json", "Z", "é.json", "b"]
+        var seed: UInt64 = 20261124
+        func next(_ bound: Int) -> Int {
+            seed = seed &* 6364136223846793005 &+ 1442695040888963407
+            return Int((seed >> 33) % UInt64(bound))
+        }
+        let empty = try repository.writeTree([])
+        var compared = 0
+        try repository.withObjectsInOnePack { batch -> (Void, commits: [ObjectID]) in
+            var expected = empty, actual = empty
+            for round in 0..<60 {
+                var changes: [TreeChange] = []
+                for _ in 0..<(1 + next(6)) {
+                    let path = ((0..<next(3)).map { _ in folders[next(folders.count)] }
+                        + [next(20) == 0 ? "a" : files[next(files.count)]]).joined(separator: "/")
+                    changes.append(next(4) == 0 ? .remove(path: path) : .upsert(path: path, blob: blobs[next(blobs.count)]))
+                }
+                let reference = try? repository.updatedTree(from: expected, applying: changes)
+                guard let reference else { continue }  // libgit2 refuses it (a file inside a file): skip
+                let made = try batch.updatedTree(from: actual, applying: changes)
+                #expect(made == reference, "round \(round): \(changes)")
+                guard made == reference else { break }
+                let walked = try repository.differences(from: expected, to: reference)
+                let known = try batch.differences(from: actual, to: made)
+                #expect(Set(walked.map { "\($0.path) \($0.old?.hex ?? "-") \($0.new?.hex ?? "-")" })
+                    == Set(known.map { "\($0.path) \($0.old?.hex ?? "-") \($0.new?.hex ?? "-")" }), "round \(round): \(changes)")
+                (expected, actual) = (reference, made)
+                compared += 1
+            }
+            return ((), commits: [])
+        }
+        #expect(compared >= 30, "only \(compared) rounds libgit2 accepted")
+    }
 }

@@ -21,7 +21,7 @@ extension RecordLayout {
             .rejectedCommit(commit: commit.id, path: path.isEmpty ? name : path + "/" + name, rule: rule)
         }
         if depth > 0, entries.isEmpty { throw refuse("", "an empty folder; the format removes folders left empty") }
-        for (earlier, later) in zip(entries, entries.dropFirst()) where !earlier.name.utf8.lexicographicallyPrecedes(later.name.utf8) {
+        for (earlier, later) in zip(entries, entries.dropFirst()) where !earlier.precedesInTree(later) {
             throw refuse(later.name, "tree entries must be unique and in git's order")
         }
         for entry in entries {
