@@ -1,4 +1,5 @@
 internal import CLibGit2
+import Synchronization
 
 /// Process-wide libgit2 set-up, done once before the first repository is opened.
 package enum Libgit2 {
@@ -35,7 +36,12 @@ package enum Libgit2 {
     package static func enableFsync() throws(GitError) {
         try ensureInitialized()
         try check("git_libgit2_opts(GIT_OPT_ENABLE_FSYNC_GITDIR)") { forkstore_git_enable_fsync_gitdir(1) }
+        fsyncEnabled.withLock { $0 = true }
     }
+
+    /// Whether ``enableFsync()`` was called: the packs ForkStoreGit writes itself fsync too.
+    static var isFsyncEnabled: Bool { fsyncEnabled.withLock { $0 } }
+    private static let fsyncEnabled = Mutex(false)
 
     /// The linked libgit2's version, for diagnostics.
     package static var version: String {

@@ -1,4 +1,5 @@
 internal import CLibGit2
+internal import Crypto
 
 /// A git object id (SHA-1), wrapping libgit2's `git_oid`.
 package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
@@ -22,6 +23,9 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
     }
 
     package var description: String { hex }
+
+    /// The first byte of the id (the fan-out key of a pack index).
+    var firstByte: UInt8 { raw.id.0 }
 
     package static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
         var l = lhs.raw, r = rhs.raw
@@ -51,10 +55,27 @@ extension ObjectID {
     /// The id git would give `bytes` stored as a blob (`git hash-object --stdin`), without
     /// writing anything.
     package static func blobHash(of bytes: [UInt8]) -> ObjectID {
+        bytes.withUnsafeBytes { hash(of: $0, type: GIT_OBJECT_BLOB) }
+    }
+
+    /// The id of an object of `type` holding `bytes`: the SHA-1 of git's header
+    /// (`blob 12\0`) and the bytes. Computed with the hardware's SHA-1 (swift-crypto) for
+    /// objects written here, rather than libgit2's slower collision-detecting one, which
+    /// stays on for what is read from disk or a remote.
+    static func hash(of bytes: UnsafeRawBufferPointer, type: git_object_t) -> ObjectID {
+        let name =
+            switch type {
+            case GIT_OBJECT_TREE: "tree"
+            case GIT_OBJECT_COMMIT: "commit"
+            case GIT_OBJECT_TAG: "tag"
+            default: "blob"
+            }
+        var hasher = Insecure.SHA1()
+        hasher.update(data: Array("\(name) \(bytes.count)\0".utf8))
+        hasher.update(bufferPointer: bytes)
         var oid = git_oid()
-        // git_odb_hash fails only for an object type it does not know; a blob is always known.
-        _ = bytes.withUnsafeBytes { buffer in
-            git_odb_hash(&oid, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
+        withUnsafeMutableBytes(of: &oid.id) { target in
+            for (index, byte) in hasher.finalize().enumerated() { target[index] = byte }
         }
         return ObjectID(oid)
     }

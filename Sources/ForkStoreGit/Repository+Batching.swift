@@ -97,7 +97,7 @@ extension Repository {
     package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
         let source = source ?? self
-        let writer = try PackWriter(directory: gitDirectory + "objects/pack", odb: odb, objectCount: objects.count)
+        let writer = try PackWriter(directory: gitDirectory + "objects/pack", objectCount: objects.count)
         var replacedBy: [ObjectID: ObjectID] = [:], replaces: [ObjectID: ObjectID] = [:]
         for object in objects {
             if let replaced = object.replaces {
@@ -105,51 +105,67 @@ extension Repository {
                 replaces[object.id] = replaced
             }
         }
+        // Entries are planned here and handed to the writer a few megabytes at a time, which
+        // compresses each part on every core; a delta names its base by entry number.
+        var planned: [PackEntry] = [], plannedBytes = 0
+        func plan(_ entry: PackEntry) throws(GitError) -> Int {
+            planned.append(entry)
+            plannedBytes += entry.payload.count
+            let number = writer.entryCount + planned.count - 1
+            if plannedBytes >= 4 << 20 {
+                try writer.append(planned)
+                (planned, plannedBytes) = ([], 0)
+            }
+            return number
+        }
         // The newest versions of trees whose older versions are in this pack too; small trees
         // (a few entries) gain too little to keep.
-        var newest: [(offset: Int, id: ObjectID, data: [UInt8])] = []
+        var newest: [(entry: Int, id: ObjectID, data: [UInt8])] = []
         var older = Set<ObjectID>()
-        var blobBase: (offset: Int, data: [UInt8], uses: Int)?
+        var blobBase: (entry: Int, data: [UInt8], uses: Int)?
         for object in objects {
             try source.withRawObject(object.id) { (kind, data) throws(GitError) in
                 switch kind {
                 case 2 where replacedBy[object.id] != nil:
                     older.insert(object.id)
                 case 2:
-                    let offset = try writer.append(data, kind: kind)
-                    if object.replaces != nil, data.count >= 256 { newest.append((offset, object.id, Array(data))) }
+                    let entry = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
+                    if object.replaces != nil, data.count >= 256 { newest.append((entry, object.id, Array(data))) }
                 case 3:
                     if let base = blobBase, base.uses < Self.blobsPerBase,
                         let delta = base.data.withUnsafeBytes({ GitDelta.bytes(from: $0, to: data) })
                     {
-                        try writer.append(delta: delta, against: base.offset)
+                        _ = try plan(PackEntry(id: object.id, delta: delta, against: base.entry))
                         blobBase?.uses += 1
                     } else {
-                        blobBase = (try writer.append(data, kind: kind), Array(data), 0)
+                        blobBase = (try plan(PackEntry(id: object.id, kind: kind, payload: Array(data))), Array(data), 0)
                     }
                 default:
-                    try writer.append(data, kind: kind)
+                    _ = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
                 }
             }
         }
         // Each older version against the next newer one, newest first: a batch's change each.
         for head in newest {
-            var base = (offset: head.offset, data: head.data, depth: 0)
+            var base = (entry: head.entry, data: head.data, depth: 0)
             var next = replaces[head.id]
             while let id = next, older.remove(id) != nil {
                 try source.withRawObject(id) { (kind, data) throws(GitError) in
                     if base.depth < Self.deepestChain, let delta = base.data.withUnsafeBytes({ GitDelta.tree(from: $0, to: data) }) {
-                        base = (try writer.append(delta: delta, against: base.offset), Array(data), base.depth + 1)
+                        base = (try plan(PackEntry(id: id, delta: delta, against: base.entry)), Array(data), base.depth + 1)
                     } else {
-                        base = (try writer.append(data, kind: kind), Array(data), 0)
+                        base = (try plan(PackEntry(id: id, kind: kind, payload: Array(data))), Array(data), 0)
                     }
                 }
                 next = replaces[id]
             }
         }
         for object in objects where older.contains(object.id) {
-            try source.withRawObject(object.id) { (kind, data) throws(GitError) in try writer.append(data, kind: kind) }
+            try source.withRawObject(object.id) { (kind, data) throws(GitError) in
+                _ = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
+            }
         }
+        try writer.append(planned)
         _ = try writer.finish()
         try refreshObjects()
     }

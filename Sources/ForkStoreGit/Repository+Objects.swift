@@ -81,12 +81,21 @@ package struct TreeEntry: Sendable, Equatable {
 extension Repository {
     /// Writes a blob through the object database, which skips objects that already exist.
     package func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(GitError) in try writeObject(buffer, type: GIT_OBJECT_BLOB) } }.get()
+    }
+
+    /// Writes an object of `type`. A batch handle's objects go straight into its memory:
+    /// `git_odb_write` would hash each with libgit2's collision-detecting SHA-1 and ask every
+    /// backend whether it already holds it twice (refreshing the object database in between);
+    /// an object written twice is harmless, the pack holds only what the commits add.
+    func writeObject(_ bytes: UnsafeRawBufferPointer, type: git_object_t) throws(GitError) -> ObjectID {
         var oid = git_oid()
-        try check("git_odb_write") {
-            bytes.withUnsafeBytes { buffer in
-                git_odb_write(&oid, odb, buffer.baseAddress, buffer.count, GIT_OBJECT_BLOB)
-            }
+        guard let memory = memoryBackend, let write = memory.pointee.write else {
+            try check("git_odb_write") { git_odb_write(&oid, odb, bytes.baseAddress, bytes.count, type) }
+            return ObjectID(oid)
         }
+        oid = ObjectID.hash(of: bytes, type: type).raw
+        try check("git_odb_write") { write(memory, &oid, bytes.baseAddress, bytes.count, type) }
         return ObjectID(oid)
     }
 
@@ -154,6 +163,29 @@ extension Repository {
         return entries
     }
 
+    /// A tree's entries, parsed here from its raw data, read through the object database
+    /// (whose cache holds raw bytes only) rather than as a libgit2 tree object, which the
+    /// object cache would keep: for walks of many trees each read once (a listing, a batch's
+    /// workspace), where a parsed tree in the cache costs several times its size.
+    package func treeEntriesBypassingCache(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
+        var entries: [TreeEntry] = []
+        try withRawObject(id) { (kind, data) throws(GitError) in
+            guard kind == 2 else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
+            var start = 0
+            while start < data.count {
+                guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,
+                    let mode = UInt32(String(decoding: data[start..<space], as: UTF8.self), radix: 8)
+                else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
+                var oid = git_oid()
+                withUnsafeMutableBytes(of: &oid.id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: data[nul + 1..<nul + 21])) }
+                let kind: EntryKind = mode == 0o40000 ? .tree : (mode == 0o160000 ? .other : .blob)
+                entries.append(TreeEntry(name: String(decoding: data[space + 1..<nul], as: UTF8.self), id: ObjectID(oid), kind: kind, mode: mode))
+                start = nul + 21
+            }
+        }
+        return entries
+    }
+
     /// The entry at a slash-separated path below a tree, or nil when there is none.
     package func entry(atPath path: String, inTree id: ObjectID) throws(GitError) -> TreeEntry? {
         var oid = id.raw
@@ -187,6 +219,13 @@ package enum TreeChange: Sendable, Equatable {
     case upsert(path: String, blob: ObjectID)
     /// Remove the entry at `path`; folders left empty disappear.
     case remove(path: String)
+
+    /// The path the change is at.
+    package var path: String {
+        switch self {
+        case .upsert(let path, _), .remove(let path): path
+        }
+    }
 }
 
 extension Repository {

@@ -91,7 +91,7 @@ extension Repository {
             let names = (try? fileManager.contentsOfDirectory(atPath: folder)) ?? []
             let present = Set(names)
             for name in names {
-                let ours = name.hasPrefix("pack_git2_") || name.hasPrefix("tmp_object_git2_")
+                let ours = name.hasPrefix("pack_git2_") || name.hasPrefix("tmp_object_git2_") || name.hasPrefix(PackWriter.temporaryPrefix)
                 let theirs = name.hasPrefix("tmp_") || name.hasPrefix(".tmp-")
                 let orphan =
                     name.hasPrefix("pack-") && (name.hasSuffix(".pack") || name.hasSuffix(".idx"))

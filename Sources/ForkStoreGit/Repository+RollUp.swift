@@ -45,8 +45,9 @@ extension Repository {
     /// The packs' entries are copied as they are, compressed data and deltas included, so no
     /// object is inflated and searched for deltas again (libgit2's packbuilder would do both,
     /// and lose the deltas it found by path): only the distances of offset deltas are
-    /// rewritten, and an object found in an earlier pack is left out. libgit2's indexer checks
-    /// the result and writes its index while it streams. Readers keep working: every object is
+    /// rewritten, and an object found in an earlier pack is left out. Each entry is checked
+    /// against the CRC-32 its index holds, so a damaged pack is refused, not copied. Readers
+    /// keep working: every object is
     /// in the new pack before an old one goes, and a killed roll-up leaves only temporary files
     /// (``removeLeftoverTemporaryFiles()``) beside the packs it did not remove.
     @discardableResult
@@ -59,7 +60,7 @@ extension Repository {
             indexes.append(index)
             for entry in index.entries { unique.insert(entry.id) }
         }
-        let writer = try PackWriter(directory: gitDirectory + "objects/pack", odb: odb, objectCount: unique.count)
+        let writer = try PackWriter(directory: gitDirectory + "objects/pack", objectCount: unique.count)
         unique = []
         var written: [ObjectID: Int] = [:]
         for (pack, index) in zip(packs, indexes) {
@@ -74,10 +75,10 @@ extension Repository {
     }
 }
 
-/// A version-2 pack index: each object's id and where its entry starts in the pack, in pack
-/// order.
+/// A version-2 pack index: each object's id, where its entry starts in the pack and the CRC-32
+/// of the entry's bytes, in pack order.
 struct PackIndex {
-    var entries: [(id: ObjectID, offset: Int)]
+    var entries: [(id: ObjectID, offset: Int, crc: UInt32)]
 
     /// The object count of a version-2 pack index: the last entry of its fan-out table.
     static func objectCount(at path: String) -> Int? {
@@ -98,7 +99,7 @@ struct PackIndex {
         func integer(at position: Int, bytes: Int) -> Int {
             data[data.startIndex + position..<data.startIndex + position + bytes].reduce(0) { $0 << 8 | Int($1) }
         }
-        var entries: [(id: ObjectID, offset: Int)] = []
+        var entries: [(id: ObjectID, offset: Int, crc: UInt32)] = []
         entries.reserveCapacity(count)
         for index in 0..<count {
             var oid = git_oid()
@@ -111,7 +112,7 @@ struct PackIndex {
                 guard position + 8 <= data.count - 40 else { throw Self.damaged(path, "a large offset points outside it") }
                 offset = integer(at: position, bytes: 8)
             }
-            entries.append((ObjectID(oid), offset))
+            entries.append((ObjectID(oid), offset, UInt32(integer(at: ids + count * 20 + index * 4, bytes: 4))))
         }
         self.entries = entries.sorted { $0.offset < $1.offset }
     }

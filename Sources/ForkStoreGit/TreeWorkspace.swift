@@ -146,36 +146,17 @@ final class TreeWorkspace {
             data.append(0)
             withUnsafeBytes(of: entry.id.raw.id) { data.append(contentsOf: $0) }
         }
-        var oid = git_oid()
-        try check("git_odb_write") {
-            data.withUnsafeBytes { git_odb_write(&oid, repository.odb, $0.baseAddress, $0.count, GIT_OBJECT_TREE) }
-        }
-        let id = ObjectID(oid)
+        let id = try data.withUnsafeBytes { bytes in
+            Result { () throws(GitError) in try repository.writeObject(bytes, type: GIT_OBJECT_TREE) }
+        }.get()
         if id != node.id { written.append(PackObject(id: id, replaces: node.id)) }
         node.id = id
         node.isChanged = false
         return id
     }
 
-    /// A tree's entries, parsed from its raw data (read through the object database, whose
-    /// cache holds raw bytes only).
     private static func read(_ id: ObjectID, in repository: Repository) throws(GitError) -> [TreeEntry] {
-        var entries: [TreeEntry] = []
-        try repository.withRawObject(id) { (kind, data) throws(GitError) in
-            guard kind == 2 else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
-            var start = 0
-            while start < data.count {
-                guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,
-                    let mode = UInt32(String(decoding: data[start..<space], as: UTF8.self), radix: 8)
-                else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
-                var oid = git_oid()
-                withUnsafeMutableBytes(of: &oid.id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: data[nul + 1..<nul + 21])) }
-                let kind: EntryKind = mode == 0o40000 ? .tree : (mode == 0o160000 ? .other : .blob)
-                entries.append(TreeEntry(name: String(decoding: data[space + 1..<nul], as: UTF8.self), id: ObjectID(oid), kind: kind, mode: mode))
-                start = nul + 21
-            }
-        }
-        return entries
+        try repository.treeEntriesBypassingCache(id)
     }
 
     /// Where the entry named `name` is: a binary search for it as a folder, then as a file.

@@ -50,6 +50,7 @@ struct PackingTests {
         let orphan = store.path + "/objects/pack/pack-" + String(repeating: "ab", count: 20)
         let leftovers = [
             store.path + "/objects/pack/pack_git2_1a2b3c", store.path + "/objects/ab/tmp_object_git2_x9y8",
+            store.path + "/objects/pack/tmp_forkstore_pack_5D0C", store.path + "/objects/pack/tmp_forkstore_pack_5D0C.idx",
             orphan + ".pack",  // a packer killed between renaming its pack and its index
         ]
         try FileManager.default.createDirectory(atPath: store.path + "/objects/ab", withIntermediateDirectories: true)
@@ -101,7 +102,7 @@ struct PackingTests {
             try reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
             try expectFsckClean(store.path)
             let pack = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
-            #expect(!pack.contains { $0.hasPrefix("pack_git2_") }, "temporary files left: \(pack)")
+            #expect(!pack.contains { $0.hasPrefix("pack_git2_") || $0.hasPrefix("tmp_") }, "temporary files left: \(pack)")
         }
         #expect(acknowledged >= 6 * 1600)
     }
@@ -197,6 +198,27 @@ struct PackingTests {
         }
     }
 
+    @Test func aRollUpRefusesAPackWhoseEntriesDoNotMatchTheirChecksums() throws {
+        let folder = TemporaryFolder()
+        var options = StoreOptions()
+        options.packThreshold = 10_000
+        let store = try RecordStore<StressItem>.create(at: folder.child("store"), options: options)
+        for round in 0..<3 { try store.save((0..<40).map { StressItem(id: "item-\($0)", text: "round \(round) \($0)") }) }
+        let folderOfPacks = store.path + "/objects/pack/"
+        let packs = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }.sorted()
+        #expect(packs.count == 3)
+        // One byte of an entry's compressed data flipped, as a failing disk might.
+        let damaged = folderOfPacks + packs[0]
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: damaged))
+        bytes[bytes.count - 40] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: damaged))
+
+        #expect { try store.pack() } throws: { "\($0)".contains("does not match its checksum") }
+        let after = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks)
+        #expect(Set(packs).isSubset(of: after), "a pack was removed: \(after)")
+        #expect(!after.contains { $0.hasPrefix("tmp_") }, "temporary files left: \(after)")
+    }
+
     @Test func aRollUpKilledAtAnyMomentLosesNothing() throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
@@ -213,7 +235,7 @@ struct PackingTests {
             try expectFsckClean(store.path)
             try reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
             let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
-            #expect(!files.contains { $0.hasPrefix("pack_git2_") }, "temporary files left: \(files)")
+            #expect(!files.contains { $0.hasPrefix("pack_git2_") || $0.hasPrefix("tmp_") }, "temporary files left: \(files)")
             try reopened.delete("after-\(round)")
         }
         _ = try store.pack()

@@ -96,10 +96,11 @@ extension StoreEngine {
     }
 
     /// The packing policy, decided from the object database itself so that stores written by
-    /// short processes (a CLI command each) stay packed too: on a process's first write, every
-    /// 32nd write after it, and after any write of many objects, pack the loose objects once
-    /// there are ``StoreOptions/packThreshold`` of them, and once there are more than sixteen
-    /// packs, have the write roll small ones into one when it is done (``rollUpPacks(waiting:)``).
+    /// short processes (a CLI command each) stay packed too: on a process's first write and
+    /// every 32nd write after it, pack the loose objects once there are
+    /// ``StoreOptions/packThreshold`` of them; after those and after any write of many objects
+    /// (which writes a pack of its own, no loose objects), once there are more than sixteen
+    /// packs, have the write roll small ones into one when it is done (``rollUpPacks()``).
     /// The first check also removes temporary files a killed writer or packer left. Runs under
     /// the writer lock; a failure is logged, never thrown, because the write itself has landed.
     func maintainObjects(_ repository: Repository, afterLargeWrite: Bool = false) {
@@ -107,17 +108,20 @@ extension StoreEngine {
             defer { count += 1 }
             return count
         }
-        guard writes % 32 == 0 || afterLargeWrite else { return }
+        let checksLooseObjects = writes % 32 == 0
+        guard checksLooseObjects || afterLargeWrite else { return }
         // A roll-up in progress (it holds the packing lock) owns temporary files: leave them.
         if writes == 0 { _ = packingLock.ifFree { repository.removeLeftoverTemporaryFiles() } }
-        do throws(GitError) {
-            let loose = repository.looseObjects()
-            if loose.count >= options.packThreshold {
-                let packed = try repository.packLooseObjects(loose)
-                options.logger.debug("packed \(packed) loose objects")
+        if checksLooseObjects {
+            do throws(GitError) {
+                let loose = repository.looseObjects()
+                if loose.count >= options.packThreshold {
+                    let packed = try repository.packLooseObjects(loose)
+                    options.logger.debug("packed \(packed) loose objects")
+                }
+            } catch {
+                options.logger.notice("packing failed: \(error.message)")
             }
-        } catch {
-            options.logger.notice("packing failed: \(error.message)")
         }
         if repository.packs().count > Repository.packsBeforeRollUp { rollUpDue.withLock { $0 = true } }
     }

@@ -70,15 +70,24 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return bytes
     }
 
-    /// The blob and path of every record in a tree, in storage order.
+    /// The blob and path of every record in a tree. The folders that hold the records (tens of
+    /// thousands in a large collection) are read in the order they are stored, each once.
     func entries(in tree: ObjectID, session: StoreSession) throws(StoreError) -> [(path: String, id: ObjectID)] {
         guard let root = try session.entry(atPath: RecordPath.root, inTree: tree), root.kind == .tree else { return [] }
-        var found: [(path: String, id: ObjectID)] = []
+        var folders: [(path: String, id: ObjectID)] = []
         for first in try session.treeEntries(root.id) where first.kind == .tree && RecordPath.isShard(first.name.utf8) {
             for second in try session.treeEntries(first.id) where second.kind == .tree && RecordPath.isShard(second.name.utf8) {
-                for file in try session.treeEntries(second.id) where file.kind == .blob && RecordPath.isRecordFileName(file.name.utf8) {
-                    found.append(("\(RecordPath.root)/\(first.name)/\(second.name)/\(file.name)", file.id))
-                }
+                folders.append(("\(RecordPath.root)/\(first.name)/\(second.name)/", second.id))
+            }
+        }
+        var found: [(path: String, id: ObjectID)] = []
+        for index in session.repository.storageOrder(of: folders.map(\.id)) {
+            let folder = folders[index]
+            let files = try git("reading \(folder.path)", object: folder.id.hex) { () throws(GitError) in
+                try session.repository.treeEntriesBypassingCache(folder.id)
+            }
+            for file in files where file.kind == .blob && RecordPath.isRecordFileName(file.name.utf8) {
+                found.append((folder.path + file.name, file.id))
             }
         }
         return found

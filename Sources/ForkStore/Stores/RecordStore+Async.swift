@@ -12,7 +12,7 @@ extension RecordStore {
         try await engine.perform { try self.count(in: fork) }
     }
 
-    /// Every record on a fork, in storage order.
+    /// Every record on a fork, in the order they are stored.
     public func records(in fork: Fork = .main) async throws -> [Record] {
         try await engine.perform { try self.records(in: fork) }
     }

@@ -28,7 +28,7 @@ extension RecordStore {
         try engine.read { session in try session.readableHead(of: fork) }
     }
 
-    /// Calls `body` with every readable record at `head`, in storage order, decoded a batch at
+    /// Calls `body` with every readable record at `head`, in the order they are stored, decoded a batch at
     /// a time (damaged ones are left out: listings report them).
     package func forEachIndexableRecord(at head: Commit, _ body: (IndexableRecord<Record>) throws -> Void) throws {
         try decodeAll(at: head) { entry, result in

@@ -14,7 +14,7 @@ extension RecordStore {
         try engine.read { session in try layout.count(of: session.head(of: fork), in: session) }
     }
 
-    /// Every record on a fork, in storage order (by shard).
+    /// Every record on a fork, in the order they are stored.
     public func records(in fork: Fork = .main) throws -> [Record] {
         var all: [Record] = []
         try forEachRecord(in: fork) { all.append($0) }
@@ -57,45 +57,49 @@ extension RecordStore {
         }
     }
 
-    /// Every record file of a commit, read and decoded (see ``decodeEntries(_:origin:_:)``).
+    /// Every record file of a commit, read and decoded in the order they are stored (see
+    /// ``decodeEntries(_:origin:inStorageOrder:_:)``).
     func decodeAll(
         at commit: Commit, _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
     ) throws {
         let entries = try engine.read { session in try layout.entries(in: commit.tree, session: session) }
-        try decodeEntries(entries, origin: DataOrigin(commit), body)
+        try decodeEntries(entries, origin: DataOrigin(commit), inStorageOrder: true, body)
     }
 
-    /// Reads and decodes `entries` in batches (each read under the store's lock, so writers
-    /// are not held up by a long listing; decoding, most of the work, on every core outside
-    /// it) and calls `body` with each, in order.
+    /// Reads and decodes `entries` and calls `body` with each: in the order given, or, with
+    /// `inStorageOrder`, in the order their blobs lie in the object database, which reads each
+    /// pack front to back instead of jumping about it (a tree lists records by hash).
+    ///
+    /// Entries go in batches: each batch's blobs are read under the store's lock (writers are
+    /// not held up by a long listing) while the batch before is decoded, the larger part of the
+    /// work, on every core outside it.
     func decodeEntries(
-        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin,
+        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
     ) throws {
+        let order = inStorageOrder && entries.count > 1
+            ? try engine.read { session in session.repository.storageOrder(of: entries.map(\.id)) }
+            : Array(entries.indices)
+        let layout = layout
+        var decoding: (batch: [(path: String, id: ObjectID)], results: RecordBatchResults<Record>)?
         var start = 0
-        while start < entries.count {
-            let batch = Array(entries[start..<min(start + 512, entries.count)])
-            let blobs = try engine.read { session in
-                batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+        while start < order.count || decoding != nil {
+            var next: (batch: [(path: String, id: ObjectID)], results: RecordBatchResults<Record>)?
+            if start < order.count {
+                let batch = order[start..<min(start + 512, order.count)].map { entries[$0] }
+                let blobs = try engine.read { session in
+                    batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+                }
+                next = (batch, RecordBatchResults(blobs.count) { index in
+                    layout.listed(blobs[index], path: batch[index].path, origin: origin)
+                })
+                start += batch.count
             }
-            let results = Self.inParallel(blobs.count) { index in
-                layout.listed(blobs[index], path: batch[index].path, origin: origin)
+            if let (batch, results) = decoding {
+                for (entry, result) in zip(batch, results.wait()) { try body(entry, result) }
             }
-            for (entry, result) in zip(batch, results) { try body(entry, result) }
-            start += batch.count
+            decoding = next
         }
-    }
-
-    /// `transform` of 0..<count, computed in slices on all cores; in order.
-    private static func inParallel<Element: Sendable>(_ count: Int, _ transform: @Sendable (Int) -> Element) -> [Element] {
-        let slices = min(count, ProcessInfo.processInfo.activeProcessorCount * 2)
-        guard slices > 1 else { return (0..<count).map(transform) }
-        let parts = Mutex([[Element]](repeating: [], count: slices))
-        DispatchQueue.concurrentPerform(iterations: slices) { slice in
-            let part = (count * slice / slices..<count * (slice + 1) / slices).map(transform)
-            parts.withLock { $0[slice] = part }
-        }
-        return parts.withLock { $0.flatMap { $0 } }
     }
 
     /// Every readable record of a fork, and every file that cannot be read as one.
@@ -103,5 +107,28 @@ extension RecordStore {
         var records: [Record] = [], problems: [RecordProblem] = []
         try forEachRecord(in: fork, onProblem: { problems.append($0) }) { records.append($0) }
         return (records, problems)
+    }
+}
+
+/// The records of one batch, decoded on every core in the background; ``wait()`` returns them
+/// in order.
+final class RecordBatchResults<Record: Sendable>: Sendable {
+    private let parts: Mutex<[[Result<Record, RecordProblem>]]>
+    private let done = DispatchGroup()
+
+    init(_ count: Int, _ transform: @escaping @Sendable (Int) -> Result<Record, RecordProblem>) {
+        let slices = max(1, min(count, ProcessInfo.processInfo.activeProcessorCount * 2))
+        parts = Mutex(Array(repeating: [], count: slices))
+        DispatchQueue.global().async(group: done) { [self] in
+            DispatchQueue.concurrentPerform(iterations: slices) { slice in
+                let part = (count * slice / slices..<count * (slice + 1) / slices).map(transform)
+                self.parts.withLock { $0[slice] = part }
+            }
+        }
+    }
+
+    func wait() -> [Result<Record, RecordProblem>] {
+        done.wait()
+        return parts.withLock { $0.flatMap { $0 } }
     }
 }

@@ -58,18 +58,17 @@ extension RecordStore {
             var treeChanges: [TreeChange] = []
             for change in encoded {
                 if let bytes = change.bytes {
-                    let blob = try session.writeBlob(bytes, path: change.path)
-                    guard try !holdsEqualRecord(change.record, at: change.path, besides: blob, in: head, session: session) else {
-                        continue
-                    }
-                    treeChanges.append(.upsert(path: change.path, blob: blob))
+                    treeChanges.append(.upsert(path: change.path, blob: try session.writeBlob(bytes, path: change.path)))
                 } else if try session.entry(atPath: change.path, inTree: head.tree) != nil {
                     treeChanges.append(.remove(path: change.path))
                 } else if !change.lenient {
                     throw StoreError.recordNotFound(id: change.id, fork: fork.name)
                 }
             }
-            return try session.updatedTree(head.tree, applying: treeChanges)
+            let tree = try session.updatedTree(head.tree, applying: treeChanges)
+            let unchanged = try pathsHoldingEqualRecords(encoded, from: head, to: tree, session: session)
+            guard !unchanged.isEmpty else { return tree }
+            return try session.updatedTree(head.tree, applying: treeChanges.filter { !unchanged.contains($0.path) })
         }
     }
 
@@ -91,17 +90,24 @@ extension RecordStore {
         }
     }
 
-    /// Whether the fork already holds a record equal to `record` (for `Equatable` records) at
-    /// `path` under another blob: the same record encoded differently (a `Set` in another
-    /// order), which must not make a commit.
-    private func holdsEqualRecord(
-        _ record: Record?, at path: String, besides blob: ObjectID, in head: Commit, session: StoreSession
-    ) throws -> Bool {
-        guard let record, record is any Equatable,
-            let existing = try session.entry(atPath: path, inTree: head.tree), existing.id != blob,
-            let current = try? layout.read(existing.id, path: path, origin: DataOrigin(head), session: session)
-        else { return false }
-        return equalIfEquatable(current.record, record) == true
+    /// The paths, among those a commit from `head` to `tree` changes, where `head` holds a record
+    /// equal to the one saved (for `Equatable` records) under another blob: the same record
+    /// encoded differently (a `Set` in another order), which must not make a commit.
+    private func pathsHoldingEqualRecords(
+        _ saved: [(id: String, path: String, record: Record?, bytes: [UInt8]?, lenient: Bool)], from head: Commit,
+        to tree: ObjectID, session: StoreSession
+    ) throws -> Set<String> {
+        guard saved.contains(where: { $0.record is any Equatable }), tree != head.tree else { return [] }
+        var records: [String: Record] = [:]
+        for change in saved { records[change.path] = change.record }
+        var unchanged = Set<String>()
+        for difference in try session.differences(from: head.tree, to: tree) {
+            guard let old = difference.old, difference.new != nil, let record = records[difference.path],
+                let current = try? layout.read(old, path: difference.path, origin: DataOrigin(head), session: session)
+            else { continue }
+            if equalIfEquatable(current.record, record) == true { unchanged.insert(difference.path) }
+        }
+        return unchanged
     }
 
     /// Changes one record in place and commits it. `change` runs while the store is locked, so
