@@ -6,6 +6,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/stream.h>
+#include <git2/sys/transport.h>
 #include <zlib.h>
 #include <stdlib.h>
 #include <string.h>

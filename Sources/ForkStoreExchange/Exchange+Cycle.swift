@@ -44,6 +44,23 @@ extension Exchange {
         var refusal: (reason: String, remoteHead: CommitID?)?
         for attempt in 1...options.maximumPushAttempts {
             report.pushAttempts = attempt
+            // With local commits to send, push first: a push lists the remote's heads itself
+            // and is refused, sending nothing, unless the remote's main is still what `cloud`
+            // holds, so a sync that has only something to send costs one round trip, not a
+            // fetch and a push. A refusal falls through to the fetch and merge.
+            var deniedPush: ExchangeError?
+            if attempt == 1 {
+                do {
+                    switch try pushFirst(&report) {
+                    case .pushed?: return report
+                    case .rejected(let reason, let remoteHead)?: refusal = (reason, remoteHead)
+                    case nil: break
+                    }
+                } catch .accessDenied(let url, let reason) {
+                    // A user who may read but not write still takes in what others pushed.
+                    deniedPush = .accessDenied(remote: url, reason: reason)
+                }
+            }
             let fetched = try step { try engine.fetchRemoteMain(from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch)) }
             if let refusal, refusal.remoteHead == fetched {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
@@ -59,6 +76,7 @@ extension Exchange {
                 try refreshAheadBehind()
                 return report
             }
+            if let deniedPush { throw deniedPush }
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
@@ -76,6 +94,34 @@ extension Exchange {
         throw ExchangeError.pushRejected(
             remote: remote.url, attempts: options.maximumPushAttempts,
             reason: "other replicas kept pushing first")
+    }
+
+    /// What a push before any fetch came to.
+    private enum FirstPush {
+        case pushed
+        /// Refused; `remoteHead` is the remote's main as `cloud` last saw it.
+        case rejected(reason: String, remoteHead: CommitID?)
+    }
+
+    /// Pushes `main` when it holds commits the remote (as `cloud` last saw it) lacks; nil when
+    /// there is nothing to push, or no sync has run yet (a new replica first takes in what the
+    /// remote holds).
+    private func pushFirst(_ report: inout SyncReport) throws(ExchangeError) -> FirstPush? {
+        let engine = store.engine
+        guard try step({ try store.hasFork(.cloud) }) else { return nil }
+        let outgoing = try step { try engine.outgoingCommits() }
+        guard let head = outgoing.first?.id else { return nil }
+        if let validate = options.validateBeforePush {
+            do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
+        }
+        let cloud = try step { try store.head(of: .cloud).id }
+        if let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) {
+            return .rejected(reason: rejection, remoteHead: cloud)
+        }
+        try step { try engine.moveCloud(to: head) }
+        report.pushedCommits = outgoing.count
+        try refreshAheadBehind()
+        return .pushed
     }
 
     // MARK: Steps

@@ -8,9 +8,10 @@ import Glibc
 import Darwin
 #endif
 
-/// Writes a new pack and its index into `objects/pack`. Entries are either copied from other
-/// packs as they are (``copy(pack:index:skippingAndRecording:)``, the roll-up) or written
-/// here, compressed, whole or as a delta against an earlier entry (``append(_:)``).
+/// Writes a new pack: into `objects/pack` with its index, or as a stream (a push). Entries
+/// are either copied from other packs as they are (``copy(pack:index:skippingAndRecording:)``,
+/// the roll-up) or written here, compressed, whole or as a delta against an earlier entry
+/// (``append(_:)``).
 ///
 /// Every entry comes from this library: its id is known (computed from the object, or read
 /// from the index of the pack it is copied from) and is not computed again. libgit2's indexer
@@ -25,9 +26,15 @@ final class PackWriter {
     /// The prefix of the temporary files a writer works in.
     static let temporaryPrefix = "tmp_forkstore_pack_"
 
-    private let directory: String
-    private let temporaryPath: String
-    private let file: FileHandle
+    /// Where the pack goes.
+    private enum Destination {
+        /// A temporary file in `directory` (`objects/pack`), moved into place with its index.
+        case folder(directory: String, temporaryPath: String, file: FileHandle)
+        /// Bytes handed on as they are written, a megabyte at a time.
+        case stream((UnsafeRawBufferPointer) throws(GitError) -> Void)
+    }
+
+    private let destination: Destination
     private var hasher = Insecure.SHA1()
     private var buffer: [UInt8] = []
     /// Where the next entry starts in the pack.
@@ -36,21 +43,30 @@ final class PackWriter {
     private var entries: [(id: ObjectID, offset: Int, crc: UInt32)] = []
     private var isFinished = false
 
-    init(directory: String, objectCount: Int) throws(GitError) {
-        self.directory = directory
-        temporaryPath = directory + "/" + Self.temporaryPrefix + UUID().uuidString
+    /// A pack of `objectCount` objects for the object database whose packs are in `directory`.
+    convenience init(directory: String, objectCount: Int) throws(GitError) {
+        let temporaryPath = directory + "/" + Self.temporaryPrefix + UUID().uuidString
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
             let file = FileHandle(forWritingAtPath: temporaryPath)
         else { throw Self.failure("creating \(temporaryPath)", errno) }
-        self.file = file
+        self.init(.folder(directory: directory, temporaryPath: temporaryPath, file: file), objectCount: objectCount)
+    }
+
+    /// A pack of `objectCount` objects streamed to `sink`.
+    convenience init(objectCount: Int, streamingTo sink: @escaping (UnsafeRawBufferPointer) throws(GitError) -> Void) {
+        self.init(.stream(sink), objectCount: objectCount)
+    }
+
+    private init(_ destination: Destination, objectCount: Int) {
+        self.destination = destination
         entries.reserveCapacity(objectCount)
         buffer.reserveCapacity(1 << 20)
-        let count = UInt32(clamping: objectCount)
         write([0x50, 0x41, 0x43, 0x4B, 0, 0, 0, 2])  // "PACK", version 2
-        write(Self.bigEndian(count))
+        write(Self.bigEndian(UInt32(clamping: objectCount)))
     }
 
     deinit {
+        guard case .folder(_, let temporaryPath, let file) = destination else { return }
         try? file.close()
         if !isFinished { try? FileManager.default.removeItem(atPath: temporaryPath) }
     }
@@ -63,8 +79,17 @@ final class PackWriter {
     private func flush() throws(GitError) {
         guard !buffer.isEmpty else { return }
         hasher.update(data: buffer)
-        do { try file.write(contentsOf: buffer) } catch { throw Self.failure("writing \(temporaryPath)", errno) }
+        try send(buffer)
         buffer.removeAll(keepingCapacity: true)
+    }
+
+    private func send(_ bytes: [UInt8]) throws(GitError) {
+        switch destination {
+        case .folder(_, let temporaryPath, let file):
+            do { try file.write(contentsOf: bytes) } catch { throw Self.failure("writing \(temporaryPath)", errno) }
+        case .stream(let sink):
+            try bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try sink(bytes) } }.get()
+        }
     }
 
     /// Ends the entry that started at `start` (in the pack): records it for the index, and
@@ -205,16 +230,17 @@ final class PackWriter {
         return bytes
     }
 
-    /// Appends the checksum, writes the index, moves both into place and returns the new pack's
-    /// name (its checksum in hex). A pack with the same name already there (the same objects
-    /// in the same order) is kept as it is.
+    /// Appends the checksum and returns the pack's name (its checksum in hex). In a folder, it
+    /// also writes the index and moves both into place; a pack with the same name already there
+    /// (the same objects in the same order) is kept as it is.
     func finish() throws(GitError) -> String {
         try flush()
         let checksum = Array(hasher.finalize())
-        do { try file.write(contentsOf: checksum) } catch { throw Self.failure("writing \(temporaryPath)", errno) }
+        try send(checksum)
+        let name = checksum.map { String(format: "%02x", $0) }.joined()
+        guard case .folder(let directory, let temporaryPath, let file) = destination else { return name }
         if Libgit2.isFsyncEnabled { try? file.synchronize() }
         try? file.close()
-        let name = checksum.map { String(format: "%02x", $0) }.joined()
         let indexPath = temporaryPath + ".idx"
         defer { try? FileManager.default.removeItem(atPath: indexPath) }
         let index = Self.index(of: entries, checksum: checksum)
@@ -223,12 +249,9 @@ final class PackWriter {
         }
         if Libgit2.isFsyncEnabled { Self.synchronize(indexPath) }
         let final = directory + "/pack-" + name
-        isFinished = true
-        if FileManager.default.fileExists(atPath: final + ".idx") {
-            try? FileManager.default.removeItem(atPath: temporaryPath)
-            return name
-        }
+        if FileManager.default.fileExists(atPath: final + ".idx") { return name }  // the temporary pack goes with this writer
         guard rename(temporaryPath, final + ".pack") == 0 else { throw Self.failure("renaming \(temporaryPath)", errno) }
+        isFinished = true
         guard rename(indexPath, final + ".idx") == 0 else { throw Self.failure("renaming \(indexPath)", errno) }
         if Libgit2.isFsyncEnabled { Self.synchronize(directory) }
         return name
@@ -269,7 +292,7 @@ final class PackWriter {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    private static func synchronize(_ path: String) {
+    static func synchronize(_ path: String) {
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { return }
         fsync(descriptor)

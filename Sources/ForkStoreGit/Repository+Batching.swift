@@ -96,8 +96,16 @@ extension Repository {
     /// record costs at most one delta to read.
     package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
-        let source = source ?? self
         let writer = try PackWriter(directory: gitDirectory + "objects/pack", objectCount: objects.count)
+        try (source ?? self).writeEntries(of: objects, into: writer)
+        _ = try writer.finish()
+        try refreshObjects()
+    }
+
+    /// Writes `objects` (all readable here) into `writer`, which was made for as many, as
+    /// ``writePack(objects:from:)`` describes; the caller finishes the pack.
+    func writeEntries(of objects: [PackObject], into writer: PackWriter) throws(GitError) {
+        let source = self
         var replacedBy: [ObjectID: ObjectID] = [:], replaces: [ObjectID: ObjectID] = [:]
         for object in objects {
             if let replaced = object.replaces {
@@ -166,8 +174,6 @@ extension Repository {
             }
         }
         try writer.append(planned)
-        _ = try writer.finish()
-        try refreshObjects()
     }
 
     /// How many blobs one blob written whole serves as a delta base.

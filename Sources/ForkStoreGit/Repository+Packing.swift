@@ -1,5 +1,10 @@
 internal import CLibGit2
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 extension Repository {
     /// The loose objects in the object database: the files `objects/xx/<38 hex>`.
@@ -53,6 +58,36 @@ extension Repository {
 }
 
 extension Repository {
+    /// Moves the packs `source` holds itself into this repository, as they are, when every
+    /// object in them is among `objects` or already here; otherwise moves nothing and returns
+    /// false. A fetch's pack, checked object by object in the transfer repository, becomes the
+    /// store's without being read and written again; a pack that also holds anything else
+    /// (objects of a refused fetch kept for inspection, say) is not taken.
+    package func adoptPacks(of source: Repository, holdingOnly objects: Set<ObjectID>) throws(GitError) -> Bool {
+        let packs = source.packs()
+        guard !packs.isEmpty else { return false }
+        for pack in packs {
+            for entry in try PackIndex(path: pack.base + ".idx").entries where !objects.contains(entry.id) && !contains(entry.id) {
+                return false
+            }
+        }
+        let folder = gitDirectory + "objects/pack/"
+        for pack in packs {
+            let name = URL(fileURLWithPath: pack.base).lastPathComponent
+            // The pack first, then its index: a pack is used once its index is there.
+            for suffix in [".pack", ".idx"] where !FileManager.default.fileExists(atPath: folder + name + suffix) {
+                guard rename(pack.base + suffix, folder + name + suffix) == 0 else {
+                    throw GitError(
+                        function: "rename", rawCode: -1, errorClass: Int32(GIT_ERROR_OS.rawValue),
+                        message: "moving \(pack.base + suffix) into the store: \(String(cString: strerror(errno)))")
+                }
+            }
+        }
+        if Libgit2.isFsyncEnabled { PackWriter.synchronize(folder) }
+        try refreshObjects()
+        return true
+    }
+
     /// Removes every object this repository holds itself (packs and loose files), keeping those
     /// it reads through its alternates.
     package func removeOwnObjects() {

@@ -7,7 +7,7 @@ import Darwin
 #endif
 
 /// State shared with libgit2's C callbacks through their payload pointer.
-private final class CallbackState {
+final class CallbackState {
     let options: RemoteOptions
     var credentialAttempts = 0
     var rejections: [String: String] = [:]
@@ -86,14 +86,14 @@ extension Repository {
         return PushResult(rejected: state.rejections)
     }
 
-    private func withAnonymousRemote(_ url: String, _ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
+    func withAnonymousRemote(_ url: String, _ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
         var remote: OpaquePointer?
         try check("git_remote_create_anonymous") { git_remote_create_anonymous(&remote, pointer, url) }
         defer { git_remote_free(remote) }
         try body(remote)
     }
 
-    private static func install(_ callbacks: inout git_remote_callbacks, _ state: CallbackState) {
+    static func install(_ callbacks: inout git_remote_callbacks, _ state: CallbackState) {
         callbacks.payload = Unmanaged.passUnretained(state).toOpaque()
         callbacks.credentials = { out, _, usernameFromURL, allowed, payload in
             guard let out, let payload else { return GIT_PASSTHROUGH.rawValue }

@@ -66,6 +66,45 @@ struct RecordSyncTests {
         #expect(try await two.count() == 500)
     }
 
+    /// Over the network the pack is ours too: a one-record sync is one push, which lists the
+    /// remote's heads itself (no fetch first), and the pack the server keeps holds only what
+    /// the commit changed. The first push of the collection streams one pack of everything.
+    @Test(arguments: ["git", "http"])
+    func aOneRecordPushOverTheNetworkIsOneRequestShippingOnlyWhatChanged(transport: String) async throws {
+        let lab = try SyncLab()
+        // The server keeps each pack as it arrives, so the test can read what was sent.
+        for (key, value) in [("receive.unpackLimit", "1"), ("http.receivepack", "true")] {
+            #expect(try git("--git-dir", lab.remotePath, "config", key, value).status == 0)
+        }
+        let daemon = transport == "git" ? try GitDaemon(basePath: lab.folder.path) : nil
+        let http = transport == "http" ? try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http")) : nil
+        let url = try #require(daemon?.url("remote.git") ?? http?.url("remote.git"))
+        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
+        let oneSync = Exchange(records: one, remote: try Remote(url))
+        try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
+        #expect(try await oneSync.sync().pushedCommits == 2)
+        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+
+        let packsBefore = Set(try packIndexes(in: lab.remotePath))
+        let fetchesBefore = daemon?.requests(for: "upload-pack"), pushesBefore = daemon?.requests(for: "receive-pack")
+        try await one.save(Task2(id: "task-7", title: "edited"))
+        #expect(try await oneSync.sync().pushedCommits == 1)
+        if let daemon, let fetchesBefore, let pushesBefore {
+            #expect(daemon.requests(for: "upload-pack") == fetchesBefore, "the sync fetched before pushing")
+            #expect(daemon.requests(for: "receive-pack") == pushesBefore + 1)
+        }
+        let added = try packIndexes(in: lab.remotePath).filter { !packsBefore.contains($0) }
+        try #require(added.count == 1)
+        let listing = try git("verify-pack", "-v", added[0])
+        let objects = listing.stdout.split(separator: "\n").filter { line in
+            let fields = line.split(separator: " ")
+            return fields.count > 1 && ["commit", "tree", "blob"].contains(String(fields[1]))
+        }.count
+        #expect(objects > 0 && objects <= 6, "the pack holds \(objects) objects")
+        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+        #expect(try git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.hasPrefix(try one.head().id.hex))
+    }
+
     private func packIndexes(in repository: String) throws -> [String] {
         let folder = repository + "/objects/pack"
         return try FileManager.default.contentsOfDirectory(atPath: folder)

@@ -27,7 +27,7 @@ public final class GitDaemon: @unchecked Sendable {
         process = try ChildProcess(
             execPath + "/git-daemon",
             [
-                "--reuseaddr", "--export-all", "--enable=receive-pack", "--informative-errors",
+                "--reuseaddr", "--export-all", "--enable=receive-pack", "--informative-errors", "--verbose",
                 "--base-path=\(basePath)", "--listen=127.0.0.1", "--port=\(port)",
             ],
             logPath: basePath + "/git-daemon.log")
@@ -49,6 +49,12 @@ public final class GitDaemon: @unchecked Sendable {
     }
 
     public enum DaemonError: Error { case notListening(Int) }
+
+    /// How many requests for `service` (`upload-pack`, `receive-pack`) the daemon has logged.
+    public func requests(for service: String) -> Int {
+        let log = (try? String(contentsOfFile: basePath + "/git-daemon.log", encoding: .utf8)) ?? ""
+        return log.split(separator: "\n").filter { $0.contains("Request \(service) for") }.count
+    }
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.

@@ -5,7 +5,8 @@ import ForkStoreGit
 /// Network transfers run in the **transfer repository**, `forkstore-transfer` in the store's git
 /// directory: a bare repository that borrows the store's objects (alternates) and receives
 /// what a fetch brings. Fetched commits are checked there, and only the objects of commits that
-/// passed are written into the store, as one pack; what failed stays outside the store (under
+/// passed go into the store: the fetched pack itself when it holds nothing else, or one pack
+/// written from them; what failed stays outside the store (under
 /// `refs/forkstore/quarantine` of the transfer repository), so the store itself never holds an
 /// object `git fsck --strict` would refuse. Transfers never hold the store's lock, and every
 /// fork the exchange moves goes through the engine's write path.
@@ -75,7 +76,9 @@ extension StoreEngine {
             // a killed writer's.
             _ = try write { session in
                 try git("moving the fetched objects into the store") { () throws(GitError) in
-                    try session.repository.writePack(objects: repository.objectsAdded(by: arriving), from: repository)
+                    let objects = try repository.objectsAdded(by: arriving)
+                    guard try !session.repository.adoptPacks(of: repository, holdingOnly: Set(objects.map(\.id))) else { return }
+                    try session.repository.writePack(objects: objects, from: repository)
                 }
             }
             try git("clearing the transfer repository") { () throws(GitError) in
@@ -120,6 +123,12 @@ extension StoreEngine {
             try repository.refreshObjects()
             if let remote = LocalRemote(localPath) {
                 return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
+            }
+            if Repository.speaksSmartProtocol(url) {
+                switch try repository.sendPack(head.objectID, toMainOf: url, options: remoteOptions) {
+                case .accepted: return nil
+                case .rejected(let reason): return reason
+                }
             }
             try repository.removeReference(Self.outgoingReference)
             try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")

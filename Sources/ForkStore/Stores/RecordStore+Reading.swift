@@ -72,7 +72,8 @@ extension RecordStore {
     ///
     /// Entries go in batches: each batch's blobs are read under the store's lock (writers are
     /// not held up by a long listing) while the batch before is decoded, the larger part of the
-    /// work, on every core outside it.
+    /// work, on every core outside it. Both run in one `concurrentPerform`, whose caller takes
+    /// part, so a listing never waits for a thread of a pool other work may hold.
     func decodeEntries(
         _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
@@ -80,25 +81,35 @@ extension RecordStore {
         let order = inStorageOrder && entries.count > 1
             ? try engine.read { session in session.repository.storageOrder(of: entries.map(\.id)) }
             : Array(entries.indices)
-        let layout = layout
-        var decoding: (batch: [(path: String, id: ObjectID)], results: RecordBatchResults<Record>)?
-        var start = 0
-        while start < order.count || decoding != nil {
-            var next: (batch: [(path: String, id: ObjectID)], results: RecordBatchResults<Record>)?
-            if start < order.count {
-                let batch = order[start..<min(start + 512, order.count)].map { entries[$0] }
-                let blobs = try engine.read { session in
-                    batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+        let batches = stride(from: 0, to: order.count, by: 512).map { start in
+            order[start..<min(start + 512, order.count)].map { entries[$0] }
+        }
+        guard let first = batches.first else { return }
+        let layout = layout, engine = engine
+        @Sendable func read(_ batch: [(path: String, id: ObjectID)]) throws -> [Result<[UInt8], StoreError>] {
+            try engine.read { session in
+                batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+            }
+        }
+        var blobs = try read(first)
+        for (number, batch) in batches.enumerated() {
+            let following = number + 1 < batches.count ? batches[number + 1] : nil
+            let slices = max(1, min(batch.count, ProcessInfo.processInfo.activeProcessorCount * 2))
+            let decoded = Mutex([[Result<Record, RecordProblem>]](repeating: [], count: slices))
+            let nextBlobs = Mutex<Result<[Result<[UInt8], StoreError>], any Error>?>(nil)
+            let current = blobs
+            DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
+                guard slice < slices else {
+                    if let following { nextBlobs.withLock { $0 = Result { try read(following) } } }
+                    return
                 }
-                next = (batch, RecordBatchResults(blobs.count) { index in
-                    layout.listed(blobs[index], path: batch[index].path, origin: origin)
-                })
-                start += batch.count
+                let part = (batch.count * slice / slices..<batch.count * (slice + 1) / slices).map { index in
+                    layout.listed(current[index], path: batch[index].path, origin: origin)
+                }
+                decoded.withLock { $0[slice] = part }
             }
-            if let (batch, results) = decoding {
-                for (entry, result) in zip(batch, results.wait()) { try body(entry, result) }
-            }
-            decoding = next
+            for (entry, result) in zip(batch, decoded.withLock { $0.flatMap { $0 } }) { try body(entry, result) }
+            if let next = nextBlobs.withLock({ $0 }) { blobs = try next.get() }
         }
     }
 
@@ -107,28 +118,5 @@ extension RecordStore {
         var records: [Record] = [], problems: [RecordProblem] = []
         try forEachRecord(in: fork, onProblem: { problems.append($0) }) { records.append($0) }
         return (records, problems)
-    }
-}
-
-/// The records of one batch, decoded on every core in the background; ``wait()`` returns them
-/// in order.
-final class RecordBatchResults<Record: Sendable>: Sendable {
-    private let parts: Mutex<[[Result<Record, RecordProblem>]]>
-    private let done = DispatchGroup()
-
-    init(_ count: Int, _ transform: @escaping @Sendable (Int) -> Result<Record, RecordProblem>) {
-        let slices = max(1, min(count, ProcessInfo.processInfo.activeProcessorCount * 2))
-        parts = Mutex(Array(repeating: [], count: slices))
-        DispatchQueue.global().async(group: done) { [self] in
-            DispatchQueue.concurrentPerform(iterations: slices) { slice in
-                let part = (count * slice / slices..<count * (slice + 1) / slices).map(transform)
-                self.parts.withLock { $0[slice] = part }
-            }
-        }
-    }
-
-    func wait() -> [Result<Record, RecordProblem>] {
-        done.wait()
-        return parts.withLock { $0.flatMap { $0 } }
     }
 }

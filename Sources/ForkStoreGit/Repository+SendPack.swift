@@ -1,0 +1,296 @@
+internal import CLibGit2
+import Foundation
+
+/// What a push of `main` came to.
+package enum PushOutcome: Sendable, Equatable {
+    /// The remote's `main` is the pushed commit now (or was already).
+    case accepted
+    /// The remote kept its `main`, for this reason (another replica pushed first, a hook).
+    case rejected(String)
+}
+
+/// The push side of git's smart protocol (send-pack), spoken over libgit2's own transports
+/// (`git://`, `http(s)://`, `ssh://`): libgit2 connects, authenticates, checks certificates and
+/// host keys, and lists the remote's refs; the pack is written here.
+///
+/// libgit2's push (`git_remote_push`) would build its pack with its packbuilder: it marks every
+/// tree and blob of the remote's head as already there, a walk of the whole store (~65,000
+/// trees at 100,000 records) for a one-record push, then searches every object it sends for a
+/// delta and compresses it. A first push of 100,000 records spent half a minute there before
+/// sending a byte, long enough for a web server to close the idle connection (a broken pipe).
+/// Here the pack holds what the new commits add, found from the tree differences
+/// (``Repository/objectsAdded(by:)``), written by ``PackWriter`` as the objects are read, and
+/// streamed as it is written.
+extension Repository {
+    /// The transports that speak git's smart protocol, by URL; nil for any other URL.
+    private static func smartSubtransport(for url: String) -> (make: git_smart_subtransport_cb, stateless: Bool)? {
+        let lower = url.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") { return (git_smart_subtransport_http, true) }
+        if lower.hasPrefix("git://") { return (git_smart_subtransport_git, false) }
+        if lower.hasPrefix("ssh://") || lower.hasPrefix("ssh+git://") || lower.hasPrefix("git+ssh://") {
+            return (git_smart_subtransport_ssh, false)
+        }
+        // scp-like `user@host:path`: a colon with no slash before it.
+        if let colon = url.firstIndex(of: ":"), !url[..<colon].contains("/"), !lower.hasPrefix("file:") {
+            return (git_smart_subtransport_ssh, false)
+        }
+        return nil
+    }
+
+    /// Whether ``sendPack(_:toMainOf:options:)`` can push to `url`.
+    package static func speaksSmartProtocol(_ url: String) -> Bool {
+        smartSubtransport(for: url) != nil
+    }
+
+    /// Makes `head` the `main` of the repository at `url`, sending the objects the commits
+    /// since the remote's `main` add. The remote's `main` must be an ancestor of `head` that
+    /// this repository holds; otherwise nothing is sent and the push is ``PushOutcome/rejected(_:)``
+    /// (fetch and merge first), as it is when the remote refuses the update.
+    package func sendPack(_ head: ObjectID, toMainOf url: String, options: RemoteOptions) throws(GitError) -> PushOutcome {
+        guard let subtransport = Self.smartSubtransport(for: url) else {
+            throw GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "\(url) is not a git, http(s) or ssh URL")
+        }
+        let state = CallbackState(options: options)
+        var outcome = PushOutcome.accepted
+        try withAnonymousRemote(url) { (remote) throws(GitError) in
+            var connection = git_remote_connect_options()
+            try check("git_remote_connect_options_init") {
+                git_remote_connect_options_init(&connection, UInt32(GIT_REMOTE_CONNECT_OPTIONS_VERSION))
+            }
+            // A redirect to another host is refused: the credentials are the remote's alone.
+            connection.follow_redirects = GIT_REMOTE_REDIRECT_NONE
+            Self.install(&connection.callbacks, state)
+            defer { withExtendedLifetime(state) {} }
+            try state.explainingFailures { () throws(GitError) in
+                try SocketStream.withTimeouts(options.timeouts) { () throws(GitError) in
+                    let session = try SmartSession(remote: remote, url: url, subtransport: subtransport, connection: &connection)
+                    outcome = try push(head, through: session, state: state, progress: options.progress)
+                }
+            }
+        }
+        return outcome
+    }
+
+    private func push(_ head: ObjectID, through session: SmartSession, state: CallbackState, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
+        let remoteMain = try session.head(named: "refs/heads/main")
+        if let remoteMain {
+            if remoteMain == head { return .accepted }
+            guard contains(remoteMain), try isDescendant(head, of: remoteMain) else {
+                return .rejected("the remote's main has commits this replica has not merged (non-fast-forward)")
+            }
+        }
+        let leaving = try walk(from: head, hiding: remoteMain).reversed()
+        let objects = try objectsAdded(by: Array(leaving))
+        let stream = try session.receivePackStream()
+        let old = remoteMain?.hex ?? String(repeating: "0", count: 40)
+        let command = "\(old) \(head.hex) refs/heads/main\0report-status side-band-64k ofs-delta agent=forkstore\n"
+        try stream.write(Array(PacketLine.encode(command) + "0000".utf8))
+        let writer = PackWriter(objectCount: objects.count) { bytes throws(GitError) in try stream.write(bytes) }
+        try writeEntries(of: objects, into: writer)
+        _ = try writer.finish()
+        progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
+        let report = try ReceivePackReport(reading: stream) { state.remoteMessages += $0 }
+        return try report.outcome(for: "refs/heads/main")
+    }
+}
+
+/// A connection to a remote through libgit2's smart transport, for a push: connected (refs
+/// listed) on creation, closed and freed with this object.
+private final class SmartSession {
+    /// Keeps the subtransport libgit2 makes for the transport, so its streams can be opened.
+    private final class Maker {
+        let make: git_smart_subtransport_cb
+        var made: UnsafeMutablePointer<git_smart_subtransport>?
+        init(_ make: git_smart_subtransport_cb) { self.make = make }
+    }
+
+    private let transport: UnsafeMutablePointer<git_transport>
+    private let subtransport: UnsafeMutablePointer<git_smart_subtransport>
+    private let maker: Maker
+    private let url: String
+    private let stateless: Bool
+    private var opened: PushStream?
+
+    init(
+        remote: OpaquePointer?, url: String, subtransport kind: (make: git_smart_subtransport_cb, stateless: Bool),
+        connection: inout git_remote_connect_options
+    ) throws(GitError) {
+        let maker = Maker(kind.make)
+        var definition = git_smart_subtransport_definition()
+        definition.rpc = kind.stateless ? 1 : 0
+        definition.param = Unmanaged.passUnretained(maker).toOpaque()
+        definition.callback = { out, owner, param in
+            guard let param else { return -1 }
+            let maker = Unmanaged<Maker>.fromOpaque(param).takeUnretainedValue()
+            let result = maker.make(out, owner, nil)
+            if result == 0 { maker.made = out?.pointee }
+            return result
+        }
+        var created: UnsafeMutablePointer<git_transport>?
+        try check("git_transport_smart") { git_transport_smart(&created, remote, &definition) }
+        guard let transport = created, let subtransport = maker.made else {
+            throw GitError(function: "git_transport_smart", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "no transport for \(url)")
+        }
+        (self.transport, self.subtransport, self.maker, self.url, stateless) = (transport, subtransport, maker, url, kind.stateless)
+        guard let connect = transport.pointee.connect else { throw Self.missing("connect") }
+        try check("git_transport connect") { connect(transport, url, Int32(GIT_DIRECTION_PUSH.rawValue), &connection) }
+    }
+
+    deinit {
+        // A stateless (HTTP) request stream is ours to free; a stateful one is the transport's.
+        if stateless, let stream = opened?.raw { stream.pointee.free?(stream) }
+        _ = transport.pointee.close?(transport)
+        transport.pointee.free?(transport)
+        withExtendedLifetime(maker) {}
+    }
+
+    /// The id the remote's ref `name` points at, or nil when it has no such ref.
+    func head(named name: String) throws(GitError) -> ObjectID? {
+        guard let ls = transport.pointee.ls else { throw Self.missing("ls") }
+        var heads: UnsafeMutablePointer<UnsafePointer<git_remote_head>?>?
+        var count = 0
+        try check("git_transport ls") { ls(&heads, &count, transport) }
+        for index in 0..<count {
+            guard let head = heads?[index], let headName = head.pointee.name, String(cString: headName) == name else { continue }
+            return ObjectID(head.pointee.oid)
+        }
+        return nil
+    }
+
+    /// The stream to `git-receive-pack`: the connection itself (`git://`, `ssh://`), or a new
+    /// request (HTTP).
+    func receivePackStream() throws(GitError) -> PushStream {
+        guard let action = subtransport.pointee.action else { throw Self.missing("action") }
+        var stream: UnsafeMutablePointer<git_smart_subtransport_stream>?
+        try check("git_smart_subtransport action") { action(&stream, subtransport, url, GIT_SERVICE_RECEIVEPACK) }
+        guard let stream else { throw Self.missing("stream") }
+        let push = PushStream(raw: stream)
+        opened = push
+        return push
+    }
+
+    private static func missing(_ what: String) -> GitError {
+        GitError(function: "git_transport", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "the transport has no \(what)")
+    }
+}
+
+/// A subtransport stream to `git-receive-pack`.
+private struct PushStream {
+    let raw: UnsafeMutablePointer<git_smart_subtransport_stream>
+
+    func write(_ bytes: [UInt8]) throws(GitError) {
+        try bytes.withUnsafeBytes { buffer in Result { () throws(GitError) in try write(buffer) } }.get()
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(GitError) {
+        guard let write = raw.pointee.write, let base = bytes.baseAddress, !bytes.isEmpty else { return }
+        try check("sending the pack") { write(raw, base.assumingMemoryBound(to: CChar.self), bytes.count) }
+    }
+
+    /// Up to 64 KB of what the remote sent; empty at its end.
+    func read() throws(GitError) -> [UInt8] {
+        guard let read = raw.pointee.read else { return [] }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        var count = 0
+        let result = buffer.withUnsafeMutableBytes { target in
+            read(raw, target.baseAddress?.assumingMemoryBound(to: CChar.self), target.count, &count)
+        }
+        try check("reading the remote's report") { result }
+        return Array(buffer[..<min(count, buffer.count)])
+    }
+}
+
+/// git's pkt-line framing: four hex digits giving the line's length, length included.
+enum PacketLine {
+    static func encode(_ text: String) -> [UInt8] {
+        let body = Array(text.utf8)
+        return Array(String(format: "%04x", body.count + 4).utf8) + body
+    }
+
+    /// Splits complete packets off the front of `buffer`: each packet's payload, or nil for a
+    /// flush packet (`0000`). What is left is an incomplete packet.
+    static func take(from buffer: inout [UInt8]) throws(GitError) -> [[UInt8]?] {
+        var packets: [[UInt8]?] = []
+        var start = 0
+        while buffer.count - start >= 4 {
+            guard let length = Int(String(decoding: buffer[start..<start + 4], as: UTF8.self), radix: 16),
+                length == 0 || (4...65_520).contains(length)
+            else { throw ReceivePackReport.malformed("a packet with no valid length") }
+            if length == 0 {
+                packets.append(nil)
+                start += 4
+                continue
+            }
+            guard buffer.count - start >= length else { break }
+            packets.append(Array(buffer[start + 4..<start + length]))
+            start += length
+        }
+        buffer.removeFirst(start)
+        return packets
+    }
+}
+
+/// What `git-receive-pack` reported (`report-status`), read through side-band 64k: band 1
+/// carries the report's own packets, band 2 the server's progress messages, band 3 a fatal
+/// error.
+private struct ReceivePackReport {
+    var unpack: String?
+    /// Ref → nil when updated, or the reason it was not.
+    var refs: [String: String?] = [:]
+
+    init(reading stream: PushStream, messages: (String) -> Void) throws(GitError) {
+        var outer: [UInt8] = [], inner: [UInt8] = []
+        var finished = false
+        while !finished {
+            let received = try stream.read()
+            if received.isEmpty { break }
+            outer += received
+            for packet in try PacketLine.take(from: &outer) {
+                guard let packet, let band = packet.first else {
+                    finished = true
+                    break
+                }
+                let text = String(decoding: packet.dropFirst(), as: UTF8.self)
+                switch band {
+                case 1:
+                    inner += packet.dropFirst()
+                    for line in try PacketLine.take(from: &inner) {
+                        guard let line else { continue }
+                        record(String(decoding: line, as: UTF8.self).trimmingTrailingNewlines())
+                    }
+                case 2: messages(text)
+                case 3: throw GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "the remote said: \(text.trimmingTrailingNewlines())")
+                default:
+                    // A server that did not take up side-band sends its report as plain packets.
+                    record(String(decoding: packet, as: UTF8.self).trimmingTrailingNewlines())
+                }
+            }
+        }
+        guard unpack != nil else { throw Self.malformed("the remote ended the push without a report (early EOF)") }
+    }
+
+    private mutating func record(_ line: String) {
+        if line.hasPrefix("unpack ") {
+            unpack = String(line.dropFirst(7))
+        } else if line.hasPrefix("ok ") {
+            refs[String(line.dropFirst(3))] = .some(nil)
+        } else if line.hasPrefix("ng ") {
+            let rest = line.dropFirst(3)
+            let name = rest.prefix { $0 != " " }
+            refs[String(name)] = String(rest.dropFirst(name.count).drop { $0 == " " })
+        }
+    }
+
+    func outcome(for ref: String) throws(GitError) -> PushOutcome {
+        if let unpack, unpack != "ok" { throw Self.malformed("the remote could not unpack the pack (index-pack): \(unpack)") }
+        switch refs[ref] {
+        case .some(.none): return .accepted
+        case .some(.some(let reason)): return .rejected(reason)
+        case .none: return .rejected("the remote did not report on \(ref)")
+        }
+    }
+
+    static func malformed(_ reason: String) -> GitError {
+        GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: reason)
+    }
+}
