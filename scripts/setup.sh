@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what ForkStore needs to build, if it is missing: libgit2 (with pkg-config), SQLite
 # (for the query index, through GRDB) and git. With --test-servers, also the servers the tests start on 127.0.0.1: lighttpd (for
-# git http-backend), sshd, gitolite3 (per-user access over ssh) and openssl. Safe to run again; it does nothing when all is there.
+# git http-backend, over http and, with its mod_openssl, https), sshd, gitolite3 (per-user access over ssh) and openssl. Safe to run again; it does nothing when all is there.
 set -euo pipefail
 
 need=()
@@ -11,6 +11,7 @@ pkg-config --exists libgit2 2>/dev/null || need+=(libgit2-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
 if [ "${1:-}" = "--test-servers" ]; then
   [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
+  [ -f /usr/lib/lighttpd/mod_openssl.so ] || need+=(lighttpd-mod-openssl)
   [ -x /usr/sbin/sshd ] || need+=(openssh-server)
   [ -x /usr/bin/gitolite ] || need+=(gitolite3)
   command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Sync benchmarks (release build), printed as a table: push-sync, pull-sync and no-op sync of
 # one new record between two replicas through a remote over a path, git daemon, smart HTTP
-# (lighttpd) and ssh (sshd), beside raw libgit2 push/fetch and the git command line.
-# Default: --sizes 100,10000,100000 --rounds 21 --transports path,git,http,ssh.
+# (lighttpd) over http and https, and ssh (sshd), beside raw libgit2 push/fetch and the git
+# command line. Default: --sizes 100,10000,100000 --rounds 21 --transports path,git,http,https,ssh.
 # CI runs: --sizes 100,10000 --rounds 9 --transports path,git.
 set -euo pipefail
 cd "$(dirname "$0")/.."

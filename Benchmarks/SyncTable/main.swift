@@ -1,9 +1,9 @@
 // Sync benchmarks, printed as a table:
 //
-//   forkstore-sync-benchmarks [--sizes 100,10000,100000] [--rounds 21] [--transports path,git,http,ssh]
+//   forkstore-sync-benchmarks [--sizes 100,10000,100000] [--rounds 21] [--transports path,git,http,https,ssh]
 //
 // For each store size and transport: two replicas of a record collection sync through one
-// bare remote (a folder, `git daemon`, `git http-backend` behind lighttpd, or sshd, all on
+// bare remote (a folder, `git daemon`, `git http-backend` behind lighttpd over http or https, or sshd, all on
 // 127.0.0.1). Each round one replica saves one record and syncs (push-sync), the other syncs
 // (pull-sync) and syncs again (no-op sync). In the same process, the same one-record commit is
 // pushed and fetched with raw libgit2 calls on handles kept open, and with the git command
@@ -19,7 +19,7 @@ import ForkStoreTestSupport
 import Foundation
 
 struct Settings {
-    var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "ssh"]
+    var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "https", "ssh"]
 
     static func parse() -> Settings {
         var settings = Settings()
@@ -86,6 +86,16 @@ func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoi
         guard FileManager.default.fileExists(atPath: "/usr/sbin/lighttpd") else { return nil }
         let server = try SmartHTTPServer(repositories: folder.path, folder: folder.child("http"))
         return Endpoint(url: { server.url($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:], server: server)
+    case "https":
+        // lighttpd's TLS with a self-signed certificate, accepted as tests do.
+        guard SmartHTTPServer.canServeTLS else { return nil }
+        let server = try SmartHTTPServer(repositories: folder.path, folder: folder.child("https"), tls: true)
+        return Endpoint(
+            url: { server.secureURL($0) ?? "" }, trust: .acceptAnyServer, rawOptions: RemoteOptions(trust: .acceptAny),
+            // HTTP/1.1 as libgit2 speaks it (curl's HTTP/2 to lighttpd fails on large pushes).
+            cliEnvironment: [
+                "GIT_SSL_NO_VERIFY": "1", "GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "http.version", "GIT_CONFIG_VALUE_0": "HTTP/1.1",
+            ], server: server)
     case "ssh":
         guard FileManager.default.fileExists(atPath: "/usr/sbin/sshd") else { return nil }
         let ssh = folder.child("ssh")

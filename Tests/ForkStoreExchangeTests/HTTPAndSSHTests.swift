@@ -40,6 +40,27 @@ struct HTTPAndSSHTests {
         #expect(!config.contains(SmartHTTPServer.password) && !config.contains(wrong))
     }
 
+    /// https through lighttpd's TLS with a self-signed certificate: refused as untrusted by
+    /// default, and with the server accepted (tests only), replicas converge with basic
+    /// authentication and the password reaches nothing on disk.
+    @Test func httpsRefusesAnUntrustedCertificateAndSyncsWhenTheServerIsAccepted() async throws {
+        let lab = try SyncLab()
+        let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("https"), tls: true)
+        let url = try #require(server.secureURL("remote.git", authenticated: true))
+        let credentials = Credentials.userPassword(username: SmartHTTPServer.username, password: SmartHTTPServer.password)
+        let (store, verifying) = try lab.replica("verifying", remote: try Remote(url, credentials: credentials))
+        try store.add("kept local")
+        await expectSync(verifying, failsWith: "serverNotTrusted")
+        #expect(try lab.remoteItems().isEmpty)
+
+        try await lab.expectTwoReplicasConverge(through: Remote(url, credentials: credentials, trust: .acceptAnyServer))
+        for name in try FileManager.default.contentsOfDirectory(atPath: lab.folder.path) where !name.hasPrefix("https") {
+            let config = lab.folder.child(name) + "/config"
+            guard let text = try? String(contentsOfFile: config, encoding: .utf8) else { continue }
+            #expect(!text.contains(SmartHTTPServer.password), "\(config)")
+        }
+    }
+
     @Test func aMissingRepositoryOverHTTPIsNotARepository() async throws {
         let lab = try SyncLab()
         let server = try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))

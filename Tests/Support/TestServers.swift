@@ -4,15 +4,19 @@ import Glibc
 #endif
 
 /// `git http-backend` behind a real lighttpd on 127.0.0.1: `/git/` anonymous (push enabled
-/// per repository), `/auth/` behind basic authentication.
+/// per repository), `/auth/` behind basic authentication; with `tls`, the same over https on a
+/// second port, with a self-signed certificate made for the server (lighttpd's mod_openssl).
 public final class SmartHTTPServer: Sendable {
     public let port: Int
+    /// The https port, when the server was started with TLS.
+    public let tlsPort: Int?
     public let process: ChildProcess
     public static let username = "tester"
     public static let password = "s3cret-Pa55"
 
-    public init(repositories: String, folder: String) throws {
+    public init(repositories: String, folder: String, tls: Bool = false) throws {
         port = try freePort()
+        tlsPort = tls ? try freePort() : nil
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let htpasswd = folder + "/htpasswd"
         let hash = try run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
@@ -20,6 +24,23 @@ public final class SmartHTTPServer: Sendable {
         try "\(Self.username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         let backend = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/git-http-backend"
+        var secure = ""
+        if let tlsPort {
+            let key = folder + "/server.key", certificate = folder + "/server.crt"
+            try run("/usr/bin/openssl", [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            ])
+            secure = """
+                server.modules += ( "mod_openssl" )
+                $SERVER["socket"] == "127.0.0.1:\(tlsPort)" {
+                    ssl.engine = "enable"
+                    ssl.pemfile = "\(certificate)"
+                    ssl.privkey = "\(key)"
+                }
+                """
+        }
         let config = """
             server.document-root = "\(folder)/www"
             server.bind = "127.0.0.1"
@@ -32,16 +53,29 @@ public final class SmartHTTPServer: Sendable {
             $HTTP["url"] =~ "^/git/" { alias.url = ( "/git" => "\(backend)" ) cgi.assign = ( "" => "" ) }
             $HTTP["url"] =~ "^/auth/" { alias.url = ( "/auth" => "\(backend)" ) cgi.assign = ( "" => "" )
                 auth.require = ( "" => ( "method" => "basic", "realm" => "git", "require" => "valid-user" ) ) }
+            \(secure)
 
             """
         let configPath = folder + "/lighttpd.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
         process = try ChildProcess("/usr/sbin/lighttpd", ["-D", "-f", configPath], logPath: folder + "/lighttpd.log")
         try waitForPort(port, process: process)
+        if let tlsPort { try waitForPort(tlsPort, process: process) }
+    }
+
+    /// Whether lighttpd can serve https here (its mod_openssl is installed).
+    public static var canServeTLS: Bool {
+        FileManager.default.fileExists(atPath: "/usr/sbin/lighttpd")
+            && FileManager.default.fileExists(atPath: "/usr/lib/lighttpd/mod_openssl.so")
     }
 
     public func url(_ path: String, authenticated: Bool = false) -> String {
         "http://127.0.0.1:\(port)/\(authenticated ? "auth" : "git")/\(path)"
+    }
+
+    /// The https URL of a repository; nil when the server has no TLS port.
+    public func secureURL(_ path: String, authenticated: Bool = false) -> String? {
+        tlsPort.map { "https://127.0.0.1:\($0)/\(authenticated ? "auth" : "git")/\(path)" }
     }
 }
 
