@@ -98,12 +98,21 @@ struct HostileRemoteTests {
         }
         #expect(try git("--git-dir", store.path, "fsck", "--strict", "--no-dangling").status == 0, sourceLocation: sourceLocation)
         #expect(try FileManager.default.contentsOfDirectory(atPath: lab.folder.path).sorted() == before, sourceLocation: sourceLocation)
-        // Local work goes on, and once the remote is fixed the sync goes through.
+        // Local work goes on, and once the remote is fixed (a peer's good commit in place of
+        // the bad one) the sync goes through: it fetches while the refused objects still sit in
+        // quarantine, and none of them reaches the store.
         try await store.save(Task2(id: "local", title: "written after the refusal"))
-        try remote.setMain(good)
+        let fixed = try remote.commit(
+            tree: remote.recordsTree([
+                remote.recordFile(id: "good", content: envelope(id: "good", title: "good")),
+                remote.recordFile(id: "peer", content: envelope(id: "peer", title: "from the fixed peer")),
+            ]), on: good)
+        try remote.setMain(fixed)
         try await exchange.sync()
         #expect(try remote.main() == store.head().id.hex, sourceLocation: sourceLocation)
-        #expect(try await store.count() == 2, sourceLocation: sourceLocation)
+        #expect(try await store.count() == 3, sourceLocation: sourceLocation)
+        #expect(try git("--git-dir", store.path, "fsck", "--strict", "--no-dangling").status == 0, sourceLocation: sourceLocation)
+        #expect(try git("--git-dir", store.path, "cat-file", "-e", bad).status != 0, "the refused commit reached the store", sourceLocation: sourceLocation)
     }
 
     private static func rejected(_ words: String) -> (ExchangeError) -> Bool {

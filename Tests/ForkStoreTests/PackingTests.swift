@@ -1,4 +1,5 @@
 import ForkStore
+import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
 import Synchronization
@@ -242,5 +243,46 @@ struct PackingTests {
         let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
         #expect(files.filter { $0.hasSuffix(".pack") }.count == 1 && files.count == 2, "\(files)")
         try expectFsckClean(store.path)
+    }
+}
+
+@Suite("A fetched pack moved into the store")
+struct PackAdoptionTests {
+    /// A repository whose objects are three blobs in one pack, made by git itself.
+    private func packedSource(_ folder: TemporaryFolder) throws -> (Repository, ids: [ObjectID]) {
+        let path = folder.child("source.git")
+        _ = try Repository.createBare(at: path, initialBranch: "main")
+        let ids = try ["one", "two", "three"].map { text in
+            try #require(ObjectID(hex: try git("--git-dir", path, "hash-object", "-w", "--stdin", input: text).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)))
+        }
+        #expect(try git("--git-dir", path, "pack-objects", "-q", path + "/objects/pack/pack", input: ids.map(\.hex).joined(separator: "\n") + "\n").status == 0)
+        _ = try git("--git-dir", path, "prune-packed")
+        return (try Repository.openBare(at: path), ids)
+    }
+
+    @Test func aPackHoldingOnlyCheckedObjectsIsMovedAsItIs() throws {
+        let folder = TemporaryFolder()
+        let (source, ids) = try packedSource(folder)
+        let packs = try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").sorted()
+        let target = try Repository.createBare(at: folder.child("target.git"), initialBranch: "main")
+        #expect(try target.adoptPacks(of: source, holdingOnly: Set(ids)))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.gitDirectory + "objects/pack").sorted() == packs)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").isEmpty)
+        for id in ids { #expect(target.contains(id)) }
+        #expect(try git("--git-dir", target.gitDirectory, "fsck", "--strict").status == 0)
+    }
+
+    @Test func aPackHoldingAnythingElseIsLeftWhereItIs() throws {
+        let folder = TemporaryFolder()
+        let (source, ids) = try packedSource(folder)
+        let target = try Repository.createBare(at: folder.child("target.git"), initialBranch: "main")
+        #expect(try !target.adoptPacks(of: source, holdingOnly: Set(ids.dropLast())))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: target.gitDirectory + "objects/pack").isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").count == 2)
+        // What the target holds already need not have been checked again.
+        _ = try git("--git-dir", target.gitDirectory, "hash-object", "-w", "--stdin", input: "three")
+        try target.refreshObjects()
+        #expect(try target.adoptPacks(of: source, holdingOnly: Set(ids.dropLast())))
     }
 }

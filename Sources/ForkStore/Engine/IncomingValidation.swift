@@ -9,31 +9,33 @@ extension StoreEngine {
 
     /// Checks every commit reachable from `head` but from none of `known` (commits this store
     /// already holds, checked when they arrived or written here), oldest first, and returns
-    /// them in that order. With `trusted` participants, each must also be signed by one who
-    /// may write.
+    /// them in that order, with every object they add that the checks walked (the commits, and
+    /// the trees and blobs that differ from each one's first parent). With `trusted`
+    /// participants, each must also be signed by one who may write.
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
-    ) throws -> [ObjectID] {
+    ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
         }
+        var objects = Set(arriving)
         for id in arriving {
             let commit = try session.commit(id)
             do {
                 try session.checkStamps(of: commit)
                 let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
-                try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session)
+                objects.formUnion(try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session))
                 try checkSharing(of: commit, trusted: trusted, limit: options.maximumRecordSize, in: session)
                 try checkLayoutTrailers(of: commit, after: parent, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }
         }
-        return arriving
+        return (arriving, objects)
     }
 
     /// A trailer the layout keeps (a record count) must tell the truth when a commit has it;

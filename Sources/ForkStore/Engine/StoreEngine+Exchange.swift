@@ -60,7 +60,7 @@ extension StoreEngine {
         let known = [main, cloud].compactMap { $0 }
         try withTransferRepository { repository in
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
-            let arriving: [ObjectID]
+            let arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
                 arriving = try validateIncoming(incoming.objectID, notIn: known, trusting: trusted, in: transfer)
             } catch let error as StoreError {
@@ -76,9 +76,8 @@ extension StoreEngine {
             // a killed writer's.
             _ = try write { session in
                 try git("moving the fetched objects into the store") { () throws(GitError) in
-                    let objects = try repository.objectsAdded(by: arriving)
-                    guard try !session.repository.adoptPacks(of: repository, holdingOnly: Set(objects.map(\.id))) else { return }
-                    try session.repository.writePack(objects: objects, from: repository)
+                    guard try !session.repository.adoptPacks(of: repository, holdingOnly: arriving.objects) else { return }
+                    try session.repository.writePack(objects: repository.objectsAdded(by: arriving.commits), from: repository)
                 }
             }
             try git("clearing the transfer repository") { () throws(GitError) in

@@ -5,18 +5,29 @@ extension RecordLayout {
     /// `records`, which holds two levels of two-hex-digit shard folders, which hold record
     /// files; each new or changed record is checked (see ``checkedBlob(_:path:in:limit:session:)``),
     /// decodes through the migration plan, and holds the id its path is made from, so no
-    /// record can hide under another's path or appear twice.
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws {
-        try validate(tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limit: limit, session: session)
+    /// record can hide under another's path or appear twice. Returns the trees and blobs it
+    /// walked: what the commit adds.
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws -> [ObjectID] {
+        var walked: [ObjectID] = []
+        try validate(
+            tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limit: limit, session: session, walked: &walked)
+        return walked
     }
 
     private func validate(
-        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limit: Int, session: StoreSession
+        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limit: Int, session: StoreSession,
+        walked: inout [ObjectID]
     ) throws {
         guard tree != old else { return }
-        let previousEntries = try old.map { (id) throws(StoreError) in try session.treeEntries(id) } ?? []
-        let previous = Dictionary(previousEntries.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
-        let entries = try session.treeEntries(tree)
+        walked.append(tree)
+        // Read raw and parsed here: tens of thousands of trees arrive with a large first fetch.
+        func entries(of tree: ObjectID) throws(StoreError) -> [TreeEntry] {
+            try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
+                try session.repository.treeEntriesBypassingCache(tree)
+            }
+        }
+        let previous = try old.map(entries) ?? []
+        let entries = try entries(of: tree)
         func refuse(_ name: String, _ rule: String) -> StoreError {
             .rejectedCommit(commit: commit.id, path: path.isEmpty ? name : path + "/" + name, rule: rule)
         }
@@ -24,13 +35,20 @@ extension RecordLayout {
         for (earlier, later) in zip(entries, entries.dropFirst()) where !earlier.precedesInTree(later) {
             throw refuse(later.name, "tree entries must be unique and in git's order")
         }
+        // Both trees are in git's order (the parent's was checked when it arrived, or written
+        // here): find each entry's earlier version walking them side by side.
+        var cursor = 0
         for entry in entries {
-            let oldEntry = previous[entry.name]
+            while cursor < previous.count, previous[cursor].precedesInTree(entry) { cursor += 1 }
+            let oldEntry = cursor < previous.count && previous[cursor].name == entry.name ? previous[cursor] : nil
             guard entry.id != oldEntry?.id || entry.mode != oldEntry?.mode else { continue }
             let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
             switch depth {
             case 0:
-                if entry.name == ParticipantsFile.path { continue }  // checked with the signatures
+                if entry.name == ParticipantsFile.path {  // checked with the signatures
+                    walked.append(entry.id)
+                    continue
+                }
                 guard entry.name == RecordPath.root else {
                     throw refuse(entry.name, "a record collection's tree holds only \(RecordPath.root)/")
                 }
@@ -39,12 +57,13 @@ extension RecordLayout {
                 else { throw refuse(entry.name, "shard folders are named with two lowercase hexadecimal digits") }
             default:
                 try validateRecord(entry, path: entryPath, commit: commit, limit: limit, session: session)
+                walked.append(entry.id)
                 continue
             }
             guard entry.kind == .tree, entry.mode == 0o40000 else { throw refuse(entry.name, "this must be a folder") }
             try validate(
                 tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath,
-                commit: commit, limit: limit, session: session)
+                commit: commit, limit: limit, session: session, walked: &walked)
         }
     }
 

@@ -70,19 +70,23 @@ struct ValueLayout<Value: Resource>: ContentLayout {
             origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
     }
 
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws {
-        guard commit.tree != parentTree else { return }
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws -> [ObjectID] {
+        guard commit.tree != parentTree else { return [] }
         var value: TreeEntry?
-        for entry in try session.treeEntries(commit.tree) where entry.name != ParticipantsFile.path {
+        var walked = [commit.tree]
+        for entry in try session.treeEntries(commit.tree) {
+            walked.append(entry.id)  // the value, and the participants (checked with the signatures)
+            guard entry.name != ParticipantsFile.path else { continue }
             guard entry.name == Self.path else {
                 throw StoreError.rejectedCommit(
                     commit: commit.id, path: entry.name, rule: "a value store's tree holds only \(Self.path)")
             }
             value = entry
         }
-        guard let value else { return }  // no value: a removal
-        if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return }
+        guard let value else { return walked }  // no value: a removal
+        if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return walked }
         _ = try decode(checkedBlob(value, path: Self.path, in: commit, limit: limit, session: session), origin: DataOrigin(commit))
+        return walked
     }
 
     func trailers(forTree tree: ObjectID, after parent: Commit?, in session: StoreSession) throws -> [Trailer] { [] }
