@@ -124,7 +124,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ForkStoreExchangeTests",
-            dependencies: ["ForkStoreExchange", "ForkStoreTestSupport"]
+            dependencies: ["ForkStoreExchange", "ForkStoreGit", "ForkStoreTestSupport"]
         ),
         .testTarget(
             name: "ForkStoreQueriesTests",

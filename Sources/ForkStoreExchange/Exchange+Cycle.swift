@@ -42,25 +42,23 @@ extension Exchange {
         // A push the server refused, and the remote head we had then: if the remote has not
         // moved since, the refusal was not a lost race but a real one (a hook, a protection).
         var refusal: (reason: String, remoteHead: CommitID?)?
-        for attempt in 1...options.maximumPushAttempts {
-            report.pushAttempts = attempt
-            // With local commits to send, push first: a push lists the remote's heads itself
-            // and is refused, sending nothing, unless the remote's main is still what `cloud`
-            // holds, so a sync that has only something to send costs one round trip, not a
-            // fetch and a push. A refusal falls through to the fetch and merge.
-            var deniedPush: ExchangeError?
-            if attempt == 1 {
-                do {
-                    switch try pushFirst(&report) {
-                    case .pushed?: return report
-                    case .rejected(let reason, let remoteHead)?: refusal = (reason, remoteHead)
-                    case nil: break
-                    }
-                } catch .accessDenied(let url, let reason) {
-                    // A user who may read but not write still takes in what others pushed.
-                    deniedPush = .accessDenied(remote: url, reason: reason)
-                }
+        // With local commits to send on top of what `cloud` holds, push first: a push lists
+        // the remote's heads itself and sends nothing unless the remote's main is still an
+        // ancestor, so a sync that only has something to send costs one round trip, not a
+        // fetch and a push. A refusal goes on to the fetch and merge.
+        var deniedPush: ExchangeError?
+        if try canPushFirst() {
+            report.pushAttempts = 1
+            do {
+                let cloud = try step { try store.head(of: .cloud).id }
+                guard let rejection = try push(&report) else { return report }
+                refusal = (rejection, cloud)
+            } catch .accessDenied(let url, let reason) {
+                // A user who may read but not write still takes in what others pushed.
+                deniedPush = .accessDenied(remote: url, reason: reason)
             }
+        }
+        while true {
             let fetched = try step { try engine.fetchRemoteMain(from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch)) }
             if let refusal, refusal.remoteHead == fetched {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
@@ -71,57 +69,47 @@ extension Exchange {
                 report.merge = merge
                 report.conflicts += Self.conflicts(of: merge)
             }
-            let outgoing = try step { try engine.outgoingCommits() }
-            guard let head = outgoing.first?.id else {
-                try refreshAheadBehind()
-                return report
+            if let deniedPush, try step({ try !engine.outgoingCommits().isEmpty }) { throw deniedPush }
+            guard report.pushAttempts < options.maximumPushAttempts else {
+                throw ExchangeError.pushRejected(
+                    remote: remote.url, attempts: options.maximumPushAttempts, reason: "other replicas kept pushing first")
             }
-            if let deniedPush { throw deniedPush }
+            report.pushAttempts += 1
+            guard let rejection = try push(&report) else { return report }
+            refusal = (rejection, fetched)
+            if report.pushAttempts < options.maximumPushAttempts {
+                Thread.sleep(forTimeInterval: options.backoff(attempt: report.pushAttempts).seconds)
+            }
+        }
+    }
+
+    /// Whether a sync may push before it fetches: it has synced before (a new replica first
+    /// takes in what the remote holds), and `main` holds commits `cloud` lacks and every one
+    /// `cloud` has (a merge of `cloud` that did not finish is finished by a fetch first).
+    private func canPushFirst() throws(ExchangeError) -> Bool {
+        guard try step({ try store.hasFork(.cloud) }) else { return false }
+        let (ahead, behind) = try step { try store.divergence(of: .main, from: .cloud) }
+        return ahead > 0 && behind == 0
+    }
+
+    /// Pushes the commits of `main` that the remote (as `cloud` last saw it) lacks, after the
+    /// app's check, and moves `cloud` when the remote took them. Returns nil when there was
+    /// nothing to push or the push landed, else the remote's reason for refusing it.
+    private func push(_ report: inout SyncReport) throws(ExchangeError) -> String? {
+        let engine = store.engine
+        let outgoing = try step { try engine.outgoingCommits() }
+        if let head = outgoing.first?.id {
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
-            guard let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) else {
-                try step { try engine.moveCloud(to: head) }
-                report.pushedCommits = outgoing.count
-                try refreshAheadBehind()
-                return report
+            if let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) {
+                return rejection
             }
-            refusal = (rejection, fetched)
-            if attempt < options.maximumPushAttempts {
-                Thread.sleep(forTimeInterval: options.backoff(attempt: attempt).seconds)
-            }
+            try step { try engine.moveCloud(to: head) }
+            report.pushedCommits = outgoing.count
         }
-        throw ExchangeError.pushRejected(
-            remote: remote.url, attempts: options.maximumPushAttempts,
-            reason: "other replicas kept pushing first")
-    }
-
-    /// What a push before any fetch came to.
-    private enum FirstPush {
-        case pushed
-        /// Refused; `remoteHead` is the remote's main as `cloud` last saw it.
-        case rejected(reason: String, remoteHead: CommitID?)
-    }
-
-    /// Pushes `main` when it holds commits the remote (as `cloud` last saw it) lacks; nil when
-    /// there is nothing to push, or no sync has run yet (a new replica first takes in what the
-    /// remote holds).
-    private func pushFirst(_ report: inout SyncReport) throws(ExchangeError) -> FirstPush? {
-        let engine = store.engine
-        guard try step({ try store.hasFork(.cloud) }) else { return nil }
-        let outgoing = try step { try engine.outgoingCommits() }
-        guard let head = outgoing.first?.id else { return nil }
-        if let validate = options.validateBeforePush {
-            do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
-        }
-        let cloud = try step { try store.head(of: .cloud).id }
-        if let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) {
-            return .rejected(reason: rejection, remoteHead: cloud)
-        }
-        try step { try engine.moveCloud(to: head) }
-        report.pushedCommits = outgoing.count
         try refreshAheadBehind()
-        return .pushed
+        return nil
     }
 
     // MARK: Steps

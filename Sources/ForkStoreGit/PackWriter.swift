@@ -35,6 +35,8 @@ final class PackWriter {
     }
 
     private let destination: Destination
+    /// How many objects the header says the pack holds.
+    private let declaredCount: Int
     private var hasher = Insecure.SHA1()
     private var buffer: [UInt8] = []
     /// Where the next entry starts in the pack.
@@ -48,7 +50,7 @@ final class PackWriter {
         let temporaryPath = directory + "/" + Self.temporaryPrefix + UUID().uuidString
         guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
             let file = FileHandle(forWritingAtPath: temporaryPath)
-        else { throw Self.failure("creating \(temporaryPath)", errno) }
+        else { throw Self.failure("creating \(temporaryPath): \(String(cString: strerror(errno)))") }
         self.init(.folder(directory: directory, temporaryPath: temporaryPath, file: file), objectCount: objectCount)
     }
 
@@ -59,10 +61,11 @@ final class PackWriter {
 
     private init(_ destination: Destination, objectCount: Int) {
         self.destination = destination
+        declaredCount = objectCount
         entries.reserveCapacity(objectCount)
         buffer.reserveCapacity(1 << 20)
         write([0x50, 0x41, 0x43, 0x4B, 0, 0, 0, 2])  // "PACK", version 2
-        write(Self.bigEndian(UInt32(clamping: objectCount)))
+        write(Self.bigEndian(UInt32(clamping: objectCount)))  // a pack holds at most 2^32 - 1
     }
 
     deinit {
@@ -86,7 +89,7 @@ final class PackWriter {
     private func send(_ bytes: [UInt8]) throws(GitError) {
         switch destination {
         case .folder(_, let temporaryPath, let file):
-            do { try file.write(contentsOf: bytes) } catch { throw Self.failure("writing \(temporaryPath)", errno) }
+            do { try file.write(contentsOf: bytes) } catch { throw Self.failure("writing \(temporaryPath): \(error)") }
         case .stream(let sink):
             try bytes.withUnsafeBytes { bytes in Result { () throws(GitError) in try sink(bytes) } }.get()
         }
@@ -234,34 +237,43 @@ final class PackWriter {
     /// also writes the index and moves both into place; a pack with the same name already there
     /// (the same objects in the same order) is kept as it is.
     func finish() throws(GitError) -> String {
+        // The header promised a count, and readers refuse a pack whose index disagrees.
+        guard entries.count == declaredCount else {
+            throw Self.failure("the pack holds \(entries.count) objects, not the \(declaredCount) its header says")
+        }
         try flush()
         let checksum = Array(hasher.finalize())
         try send(checksum)
         let name = checksum.map { String(format: "%02x", $0) }.joined()
         guard case .folder(let directory, let temporaryPath, let file) = destination else { return name }
-        if Libgit2.isFsyncEnabled { try? file.synchronize() }
+        if Libgit2.isFsyncEnabled {
+            do { try file.synchronize() } catch { throw Self.failure("syncing \(temporaryPath): \(error)") }
+        }
         try? file.close()
         let indexPath = temporaryPath + ".idx"
         defer { try? FileManager.default.removeItem(atPath: indexPath) }
-        let index = Self.index(of: entries, checksum: checksum)
+        let index = try Self.index(of: entries, checksum: checksum)
         guard FileManager.default.createFile(atPath: indexPath, contents: Data(index)) else {
-            throw Self.failure("writing \(indexPath)", errno)
+            throw Self.failure("writing \(indexPath): \(String(cString: strerror(errno)))")
         }
-        if Libgit2.isFsyncEnabled { Self.synchronize(indexPath) }
+        if Libgit2.isFsyncEnabled { try Self.synchronize(indexPath) }
         let final = directory + "/pack-" + name
         if FileManager.default.fileExists(atPath: final + ".idx") { return name }  // the temporary pack goes with this writer
-        guard rename(temporaryPath, final + ".pack") == 0 else { throw Self.failure("renaming \(temporaryPath)", errno) }
+        guard rename(temporaryPath, final + ".pack") == 0 else { throw Self.failure("renaming \(temporaryPath): \(String(cString: strerror(errno)))") }
         isFinished = true
-        guard rename(indexPath, final + ".idx") == 0 else { throw Self.failure("renaming \(indexPath)", errno) }
-        if Libgit2.isFsyncEnabled { Self.synchronize(directory) }
+        guard rename(indexPath, final + ".idx") == 0 else { throw Self.failure("renaming \(indexPath): \(String(cString: strerror(errno)))") }
+        if Libgit2.isFsyncEnabled { try Self.synchronize(directory) }
         return name
     }
 
     /// A version-2 pack index of `entries`: the fan-out table, the ids in order, their CRC-32s,
     /// their offsets (those past 2 GB in a table of 8-byte offsets), the pack's checksum and the
     /// index's own.
-    private static func index(of entries: [(id: ObjectID, offset: Int, crc: UInt32)], checksum: [UInt8]) -> [UInt8] {
+    private static func index(of entries: [(id: ObjectID, offset: Int, crc: UInt32)], checksum: [UInt8]) throws(GitError) -> [UInt8] {
         let sorted = entries.sorted { $0.id < $1.id }
+        for (earlier, later) in zip(sorted, sorted.dropFirst()) where earlier.id == later.id {
+            throw failure("object \(later.id.hex) is in the pack twice")
+        }
         var index: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
         index.reserveCapacity(8 + 1024 + sorted.count * 28 + 40)
         var counts = [Int](repeating: 0, count: 256)
@@ -292,15 +304,16 @@ final class PackWriter {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
     }
 
-    static func synchronize(_ path: String) {
+    /// fsyncs a file or folder.
+    static func synchronize(_ path: String) throws(GitError) {
         let descriptor = open(path, O_RDONLY)
-        guard descriptor >= 0 else { return }
-        fsync(descriptor)
-        close(descriptor)
+        guard descriptor >= 0 else { throw failure("opening \(path) to sync it: \(String(cString: strerror(errno)))") }
+        defer { close(descriptor) }
+        guard fsync(descriptor) == 0 else { throw failure("syncing \(path): \(String(cString: strerror(errno)))") }
     }
 
-    private static func failure(_ what: String, _ code: Int32) -> GitError {
-        GitError(function: "pack writer", rawCode: -1, errorClass: 0, message: "\(what): \(String(cString: strerror(code)))")
+    private static func failure(_ reason: String) -> GitError {
+        GitError(function: "pack writer", rawCode: -1, errorClass: Int32(GIT_ERROR_OS.rawValue), message: reason)
     }
 }
 

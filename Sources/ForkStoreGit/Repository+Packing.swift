@@ -58,32 +58,40 @@ extension Repository {
 }
 
 extension Repository {
-    /// Moves the packs `source` holds itself into this repository, as they are, when every
-    /// object in them is among `objects` or already here; otherwise moves nothing and returns
-    /// false. A fetch's pack, checked object by object in the transfer repository, becomes the
-    /// store's without being read and written again; a pack that also holds anything else
-    /// (objects of a refused fetch kept for inspection, say) is not taken.
+    /// Takes the packs `source` holds itself into this repository, as they are, when every
+    /// object in them is among `objects` or already here, and every one of `objects` is in
+    /// them or here; otherwise takes nothing and returns false. A fetch's pack, checked object
+    /// by object in the transfer repository, becomes the store's without being read and
+    /// written again; a pack that also holds anything else (objects of a refused fetch kept
+    /// for inspection, say) is not taken. The files are hard-linked (the pack, then its index,
+    /// which makes it visible), so `source` stays whole whatever happens half-way.
     package func adoptPacks(of source: Repository, holdingOnly objects: Set<ObjectID>) throws(GitError) -> Bool {
         let packs = source.packs()
         guard !packs.isEmpty else { return false }
+        var covered = Set<ObjectID>()
         for pack in packs {
-            for entry in try PackIndex(path: pack.base + ".idx").entries where !objects.contains(entry.id) && !contains(entry.id) {
-                return false
+            for entry in try PackIndex(path: pack.base + ".idx").entries {
+                guard objects.contains(entry.id) || contains(entry.id) else { return false }
+                covered.insert(entry.id)
             }
         }
+        guard objects.allSatisfy({ covered.contains($0) || contains($0) }) else { return false }
         let folder = gitDirectory + "objects/pack/"
+        var linked: [String] = []
         for pack in packs {
             let name = URL(fileURLWithPath: pack.base).lastPathComponent
-            // The pack first, then its index: a pack is used once its index is there.
             for suffix in [".pack", ".idx"] where !FileManager.default.fileExists(atPath: folder + name + suffix) {
-                guard rename(pack.base + suffix, folder + name + suffix) == 0 else {
+                guard link(pack.base + suffix, folder + name + suffix) == 0 else {
+                    let reason = String(cString: strerror(errno))
+                    for path in linked.reversed() { unlink(path) }
                     throw GitError(
-                        function: "rename", rawCode: -1, errorClass: Int32(GIT_ERROR_OS.rawValue),
-                        message: "moving \(pack.base + suffix) into the store: \(String(cString: strerror(errno)))")
+                        function: "link", rawCode: -1, errorClass: Int32(GIT_ERROR_OS.rawValue),
+                        message: "taking \(pack.base + suffix) into the store: \(reason)")
                 }
+                linked.append(folder + name + suffix)
             }
         }
-        if Libgit2.isFsyncEnabled { PackWriter.synchronize(folder) }
+        if Libgit2.isFsyncEnabled { try PackWriter.synchronize(folder) }
         try refreshObjects()
         return true
     }

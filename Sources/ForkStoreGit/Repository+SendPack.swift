@@ -89,8 +89,12 @@ extension Repository {
         try writeEntries(of: objects, into: writer)
         _ = try writer.finish()
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
-        let report = try ReceivePackReport(reading: stream) { state.remoteMessages += $0 }
-        return try report.outcome(for: "refs/heads/main")
+        // What the server prints explains a failure; a server that never stops talking is cut off
+        // at the same 4 KB as libgit2's own transfers keep.
+        let report = try ReceivePackReport(reading: stream, on: "refs/heads/main") { message in
+            if state.remoteMessages.utf8.count < 4_096 { state.remoteMessages += message + "\n" }
+        }
+        return try report.outcome
     }
 }
 
@@ -215,7 +219,7 @@ enum PacketLine {
         while buffer.count - start >= 4 {
             guard let length = Int(String(decoding: buffer[start..<start + 4], as: UTF8.self), radix: 16),
                 length == 0 || (4...65_520).contains(length)
-            else { throw ReceivePackReport.malformed("a packet with no valid length") }
+            else { throw ReceivePackReport.failure("a packet with no valid length") }
             if length == 0 {
                 packets.append(nil)
                 start += 4
@@ -230,15 +234,19 @@ enum PacketLine {
     }
 }
 
-/// What `git-receive-pack` reported (`report-status`), read through side-band 64k: band 1
-/// carries the report's own packets, band 2 the server's progress messages, band 3 a fatal
-/// error.
+/// What `git-receive-pack` reported (`report-status`) on one ref, read through side-band 64k:
+/// band 1 carries the report's own packets, band 2 the server's progress messages, band 3 a
+/// fatal error. Only the unpack line and the ref's own line are kept, so a server that sends
+/// endless lines costs no memory.
 private struct ReceivePackReport {
+    let ref: String
     var unpack: String?
-    /// Ref → nil when updated, or the reason it was not.
-    var refs: [String: String?] = [:]
+    /// nil until the server reports on the ref; then nil inside when it was updated, or the
+    /// reason it was not.
+    var status: String??
 
-    init(reading stream: PushStream, messages: (String) -> Void) throws(GitError) {
+    init(reading stream: PushStream, on ref: String, messages: (String) -> Void) throws(GitError) {
+        self.ref = ref
         var outer: [UInt8] = [], inner: [UInt8] = []
         var finished = false
         while !finished {
@@ -250,47 +258,47 @@ private struct ReceivePackReport {
                     finished = true
                     break
                 }
-                let text = String(decoding: packet.dropFirst(), as: UTF8.self)
+                func text() -> String { String(decoding: packet.dropFirst().prefix(1_024), as: UTF8.self).trimmingTrailingNewlines() }
                 switch band {
                 case 1:
                     inner += packet.dropFirst()
                     for line in try PacketLine.take(from: &inner) {
                         guard let line else { continue }
-                        record(String(decoding: line, as: UTF8.self).trimmingTrailingNewlines())
+                        record(String(decoding: line.prefix(1_024), as: UTF8.self).trimmingTrailingNewlines())
                     }
-                case 2: messages(text)
-                case 3: throw GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "the remote said: \(text.trimmingTrailingNewlines())")
+                case 2: messages(text())
+                case 3: throw Self.failure("the remote said: \(text())")
                 default:
                     // A server that did not take up side-band sends its report as plain packets.
-                    record(String(decoding: packet, as: UTF8.self).trimmingTrailingNewlines())
+                    record(String(decoding: packet.prefix(1_024), as: UTF8.self).trimmingTrailingNewlines())
                 }
             }
         }
-        guard unpack != nil else { throw Self.malformed("the remote ended the push without a report (early EOF)") }
+        guard unpack != nil else { throw Self.failure("the remote ended the push without a report (early EOF)") }
     }
 
     private mutating func record(_ line: String) {
         if line.hasPrefix("unpack ") {
             unpack = String(line.dropFirst(7))
-        } else if line.hasPrefix("ok ") {
-            refs[String(line.dropFirst(3))] = .some(nil)
-        } else if line.hasPrefix("ng ") {
-            let rest = line.dropFirst(3)
-            let name = rest.prefix { $0 != " " }
-            refs[String(name)] = String(rest.dropFirst(name.count).drop { $0 == " " })
+        } else if line == "ok " + ref {
+            status = .some(nil)
+        } else if line.hasPrefix("ng " + ref + " ") {
+            status = String(line.dropFirst(4 + ref.count))
         }
     }
 
-    func outcome(for ref: String) throws(GitError) -> PushOutcome {
-        if let unpack, unpack != "ok" { throw Self.malformed("the remote could not unpack the pack (index-pack): \(unpack)") }
-        switch refs[ref] {
-        case .some(.none): return .accepted
-        case .some(.some(let reason)): return .rejected(reason)
-        case .none: return .rejected("the remote did not report on \(ref)")
+    var outcome: PushOutcome {
+        get throws(GitError) {
+            if let unpack, unpack != "ok" { throw Self.failure("the remote could not unpack the pack (index-pack): \(unpack)") }
+            switch status {
+            case .some(.none): return .accepted
+            case .some(.some(let reason)): return .rejected(reason)
+            case .none: return .rejected("the remote did not report on \(ref)")
+            }
         }
     }
 
-    static func malformed(_ reason: String) -> GitError {
+    static func failure(_ reason: String) -> GitError {
         GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: reason)
     }
 }

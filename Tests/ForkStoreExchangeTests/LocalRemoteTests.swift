@@ -31,6 +31,30 @@ struct LocalRemoteTests {
         #expect(idle.pushedCommits == 0 && idle.fetchedCommits == 0)
     }
 
+    /// A sync that moved `cloud` but was stopped before merging it (a crash, a resolver that
+    /// threw) leaves `main` without `cloud`'s commits: the next sync merges them before it
+    /// pushes, rather than pushing first and being refused for ever.
+    @Test func aMergeOfCloudThatDidNotFinishIsFinishedByTheNextSync() async throws {
+        let lab = try SyncLab()
+        let (one, oneSync) = try lab.replica("one")
+        let (two, twoSync) = try lab.replica("two")
+        try one.add("from-one")
+        try await oneSync.sync()
+        try await twoSync.sync()
+        try two.add("from-two")
+        try await twoSync.sync()
+        // What the stopped sync left: `cloud` at the remote's head, not merged into `main`.
+        #expect(try git("--git-dir", one.path, "fetch", "-q", lab.remotePath, "+main:refs/heads/cloud").status == 0)
+        try one.add("local-after")
+        #expect(try one.divergence(of: .main, from: .cloud).behind == 1)
+
+        let report = try await oneSync.sync()
+        #expect(report.pushedCommits >= 1)
+        #expect(try one.items() == ["from-one", "from-two", "local-after"])
+        #expect(try lab.remoteItems() == ["from-one", "from-two", "local-after"])
+        #expect(oneSync.status.ahead == 0 && oneSync.status.behind == 0)
+    }
+
     @Test func conflictingEditsOnFiveReplicasConverge() async throws {
         let lab = try SyncLab()
         let replicas = try (0..<5).map { try lab.replica("r\($0)") }

@@ -11,6 +11,8 @@ final class TinyHTTPServer: Sendable {
     struct Request: Sendable {
         var requestLine: String
         var headers: [String: String]
+        /// The body, read whole (by its length, or chunk by chunk) before the server answers.
+        var body: [UInt8] = []
         var authorization: String? { headers["authorization"] }
     }
 
@@ -64,24 +66,53 @@ final class TinyHTTPServer: Sendable {
             guard connection >= 0 else { return }
             var buffer = [UInt8](repeating: 0, count: 65_536)
             var data: [UInt8] = []
-            while !String(decoding: data, as: UTF8.self).contains("\r\n\r\n") {
+            func readMore() -> Bool {
                 let count = read(connection, &buffer, buffer.count)
-                guard count > 0 else { break }
+                guard count > 0 else { return false }
                 data += buffer[0..<count]
+                return true
             }
-            let text = String(decoding: data, as: UTF8.self)
+            let separator = Array("\r\n\r\n".utf8)
+            var headerEnd: Int?
+            while headerEnd == nil {
+                headerEnd = data.indices.first { data[$0...].starts(with: separator) }
+                if headerEnd == nil, !readMore() { break }
+            }
+            let text = String(decoding: data[..<(headerEnd ?? data.count)], as: UTF8.self)
             let lines = text.components(separatedBy: "\r\n")
             var headers: [String: String] = [:]
             for line in lines.dropFirst() {
                 guard let colon = line.firstIndex(of: ":") else { continue }
                 headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
-            let request = Request(requestLine: lines.first ?? "", headers: headers)
+            var body = headerEnd.map { Array(data[($0 + 4)...]) } ?? []
+            if headers["transfer-encoding"]?.lowercased() == "chunked" {
+                let last = Array("0\r\n\r\n".utf8)
+                while !body.suffix(last.count).elementsEqual(last), readMore() { body = Array(data[((headerEnd ?? 0) + 4)...]) }
+                body = Self.unchunked(body)
+            } else if let length = headers["content-length"].flatMap({ Int($0) }) {
+                while body.count < length, readMore() { body = Array(data[((headerEnd ?? 0) + 4)...]) }
+            }
+            let request = Request(requestLine: lines.first ?? "", headers: headers, body: body)
             received.withLock { $0.append(request) }
             let response = Array(respond(request).utf8)
             _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
             close(connection)
         }
+    }
+
+    /// A chunked body's data, its chunk lengths and line ends removed.
+    private static func unchunked(_ body: [UInt8]) -> [UInt8] {
+        var data: [UInt8] = [], cursor = 0
+        while let lineEnd = body[cursor...].firstIndex(of: 0x0D),
+            let length = Int(String(decoding: body[cursor..<lineEnd], as: UTF8.self), radix: 16), length > 0,
+            lineEnd + 2 + length <= body.count
+        {
+            data += body[(lineEnd + 2)..<(lineEnd + 2 + length)]
+            cursor = lineEnd + 2 + length + 2
+            guard cursor < body.count else { break }
+        }
+        return data
     }
 
     /// A complete response with `status`, extra header lines and a body.

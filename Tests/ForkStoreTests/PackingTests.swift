@@ -268,7 +268,11 @@ struct PackAdoptionTests {
         let target = try Repository.createBare(at: folder.child("target.git"), initialBranch: "main")
         #expect(try target.adoptPacks(of: source, holdingOnly: Set(ids)))
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.gitDirectory + "objects/pack").sorted() == packs)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").isEmpty)
+        // Linked, not copied or moved: the source stays whole until it is cleared.
+        for name in packs {
+            let inode = { (path: String) in try FileManager.default.attributesOfItem(atPath: path)[.systemFileNumber] as? Int }
+            #expect(try inode(source.gitDirectory + "objects/pack/" + name) == inode(target.gitDirectory + "objects/pack/" + name))
+        }
         for id in ids { #expect(target.contains(id)) }
         #expect(try git("--git-dir", target.gitDirectory, "fsck", "--strict").status == 0)
     }
