@@ -51,8 +51,11 @@ extension Exchange {
             report.pushAttempts = 1
             do {
                 let cloud = try step { try store.head(of: .cloud).id }
-                guard let rejection = try push(&report) else { return report }
-                refusal = (rejection, cloud)
+                switch try push(&report) {
+                case .accepted: return report
+                case .behind: break  // another replica pushed: fetch and merge at once
+                case .rejected(let reason): refusal = (reason, cloud)
+                }
             } catch .accessDenied(let url, let reason) {
                 // A user who may read but not write still takes in what others pushed.
                 deniedPush = .accessDenied(remote: url, reason: reason)
@@ -75,8 +78,11 @@ extension Exchange {
                     remote: remote.url, attempts: options.maximumPushAttempts, reason: "other replicas kept pushing first")
             }
             report.pushAttempts += 1
-            guard let rejection = try push(&report) else { return report }
-            refusal = (rejection, fetched)
+            switch try push(&report) {
+            case .accepted: return report
+            case .behind: refusal = nil
+            case .rejected(let reason): refusal = (reason, fetched)
+            }
             if report.pushAttempts < options.maximumPushAttempts {
                 Thread.sleep(forTimeInterval: options.backoff(attempt: report.pushAttempts).seconds)
             }
@@ -93,23 +99,22 @@ extension Exchange {
     }
 
     /// Pushes the commits of `main` that the remote (as `cloud` last saw it) lacks, after the
-    /// app's check, and moves `cloud` when the remote took them. Returns nil when there was
-    /// nothing to push or the push landed, else the remote's reason for refusing it.
-    private func push(_ report: inout SyncReport) throws(ExchangeError) -> String? {
+    /// app's check, and moves `cloud` when the remote took them; accepted too when there was
+    /// nothing to push.
+    private func push(_ report: inout SyncReport) throws(ExchangeError) -> PushOutcome {
         let engine = store.engine
         let outgoing = try step { try engine.outgoingCommits() }
         if let head = outgoing.first?.id {
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
-            if let rejection = try step({ try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }) {
-                return rejection
-            }
+            let outcome = try step { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
+            guard outcome == .accepted else { return outcome }
             try step { try engine.moveCloud(to: head) }
             report.pushedCommits = outgoing.count
         }
         try refreshAheadBehind()
-        return nil
+        return .accepted
     }
 
     // MARK: Steps

@@ -48,9 +48,7 @@ final class PackWriter {
     /// A pack of `objectCount` objects for the object database whose packs are in `directory`.
     convenience init(directory: String, objectCount: Int) throws(GitError) {
         let temporaryPath = directory + "/" + Self.temporaryPrefix + UUID().uuidString
-        guard FileManager.default.createFile(atPath: temporaryPath, contents: nil),
-            let file = FileHandle(forWritingAtPath: temporaryPath)
-        else { throw Self.failure("creating \(temporaryPath): \(String(cString: strerror(errno)))") }
+        let file = try Self.create(temporaryPath)
         self.init(.folder(directory: directory, temporaryPath: temporaryPath, file: file), objectCount: objectCount)
     }
 
@@ -253,10 +251,14 @@ final class PackWriter {
         let indexPath = temporaryPath + ".idx"
         defer { try? FileManager.default.removeItem(atPath: indexPath) }
         let index = try Self.index(of: entries, checksum: checksum)
-        guard FileManager.default.createFile(atPath: indexPath, contents: Data(index)) else {
-            throw Self.failure("writing \(indexPath): \(String(cString: strerror(errno)))")
+        let indexFile = try Self.create(indexPath)
+        do {
+            try indexFile.write(contentsOf: index)
+            if Libgit2.isFsyncEnabled { try indexFile.synchronize() }
+            try indexFile.close()
+        } catch {
+            throw Self.failure("writing \(indexPath): \(error)")
         }
-        if Libgit2.isFsyncEnabled { try Self.synchronize(indexPath) }
         let final = directory + "/pack-" + name
         if FileManager.default.fileExists(atPath: final + ".idx") { return name }  // the temporary pack goes with this writer
         guard rename(temporaryPath, final + ".pack") == 0 else { throw Self.failure("renaming \(temporaryPath): \(String(cString: strerror(errno)))") }
@@ -302,6 +304,15 @@ final class PackWriter {
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {
         [UInt8(value >> 24), UInt8(value >> 16 & 0xFF), UInt8(value >> 8 & 0xFF), UInt8(value & 0xFF)]
+    }
+
+    /// A new file at `path`, opened for writing. Made with `open(2)`, not Foundation's
+    /// `createFile`, which writes through a temporary file of its own (`.dat.nosync…`) that a
+    /// killed writer would leave where no clean-up knows its name.
+    private static func create(_ path: String) throws(GitError) -> FileHandle {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o444)
+        guard descriptor >= 0 else { throw failure("creating \(path): \(String(cString: strerror(errno)))") }
+        return FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
     }
 
     /// fsyncs a file or folder.

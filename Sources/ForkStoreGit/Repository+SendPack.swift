@@ -5,8 +5,19 @@ import Foundation
 package enum PushOutcome: Sendable, Equatable {
     /// The remote's `main` is the pushed commit now (or was already).
     case accepted
-    /// The remote kept its `main`, for this reason (another replica pushed first, a hook).
+    /// The remote's `main` holds commits the pushed one lacks, or moved while the push ran:
+    /// another replica pushed first. Fetch, merge and push again.
+    case behind(String)
+    /// The remote refused the update for another reason (a hook, a protected ref); pushing
+    /// again changes nothing until someone changes the server.
     case rejected(String)
+
+    /// How a server says the ref moved on: git's `receive-pack` and libgit2's push.
+    package static func fromServer(_ reason: String) -> PushOutcome {
+        let lower = reason.lowercased()
+        let behind = ["non-fast-forward", "fetch first", "stale info", "failed to lock", "cannot lock ref", "failed to update ref"]
+        return behind.contains(where: lower.contains) ? .behind(reason) : .rejected(reason)
+    }
 }
 
 /// The push side of git's smart protocol (send-pack), spoken over libgit2's own transports
@@ -44,8 +55,8 @@ extension Repository {
 
     /// Makes `head` the `main` of the repository at `url`, sending the objects the commits
     /// since the remote's `main` add. The remote's `main` must be an ancestor of `head` that
-    /// this repository holds; otherwise nothing is sent and the push is ``PushOutcome/rejected(_:)``
-    /// (fetch and merge first), as it is when the remote refuses the update.
+    /// this repository holds; otherwise nothing is sent and the push is ``PushOutcome/behind(_:)``
+    /// (fetch and merge first), as it is when the remote moved during the push.
     package func sendPack(_ head: ObjectID, toMainOf url: String, options: RemoteOptions) throws(GitError) -> PushOutcome {
         guard let subtransport = Self.smartSubtransport(for: url) else {
             throw GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "\(url) is not a git, http(s) or ssh URL")
@@ -76,7 +87,7 @@ extension Repository {
         if let remoteMain {
             if remoteMain == head { return .accepted }
             guard contains(remoteMain), try isDescendant(head, of: remoteMain) else {
-                return .rejected("the remote's main has commits this replica has not merged (non-fast-forward)")
+                return .behind("the remote's main has commits this replica has not merged (non-fast-forward)")
             }
         }
         let leaving = try walk(from: head, hiding: remoteMain).reversed()
@@ -292,7 +303,7 @@ private struct ReceivePackReport {
             if let unpack, unpack != "ok" { throw Self.failure("the remote could not unpack the pack (index-pack): \(unpack)") }
             switch status {
             case .some(.none): return .accepted
-            case .some(.some(let reason)): return .rejected(reason)
+            case .some(.some(let reason)): return .fromServer(reason)
             case .none: return .rejected("the remote did not report on \(ref)")
             }
         }

@@ -73,6 +73,11 @@ struct SendPackTests {
         #expect(try push(to: remote) == .rejected("pre-receive hook declined"))
     }
 
+    @Test func aRefNotUpdatedBecauseTheRemoteMovedOnMeansFetchAndTryAgain() throws {
+        let remote = try server(reporting: Self.bandOne(["unpack ok", "ng refs/heads/main fetch first"]))
+        #expect(try push(to: remote) == .behind("fetch first"))
+    }
+
     @Test func aPackTheServerCouldNotUnpackIsAnError() throws {
         let remote = try server(reporting: Self.bandOne(["unpack index-pack abnormal exit", "ng refs/heads/main unpacker error"]))
         #expect { try push(to: remote) } throws: { "\($0)".contains("could not unpack the pack (index-pack): index-pack abnormal exit") }

@@ -37,15 +37,15 @@ struct LocalRemote {
         return head
     }
 
-    /// Makes `head` the remote's `main`, writing the objects it lacks first; returns why not
+    /// Makes `head` the remote's `main`, writing the objects it lacks first; ``PushOutcome/behind(_:)``
     /// when the remote's `main` is not an ancestor of `head` or moved meanwhile.
-    func pushMain(_ head: ObjectID, from source: Repository, progress: RemoteOptions.Progress?) throws(GitError) -> String? {
+    func pushMain(_ head: ObjectID, from source: Repository, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
         let remoteHead = try repository.resolveReference(Fork.main.referenceName)
         if let remoteHead {
             var fastForward = remoteHead == head
             if !fastForward, source.contains(remoteHead) { fastForward = try source.isDescendant(head, of: remoteHead) }
             guard fastForward else {
-                return "the remote's main has commits this replica has not merged (non-fast-forward)"
+                return .behind("the remote's main has commits this replica has not merged (non-fast-forward)")
             }
         }
         let leaving = try source.walk(from: head, hiding: remoteHead).reversed()
@@ -56,11 +56,11 @@ struct LocalRemote {
             try repository.updateReference(Fork.main.referenceName, to: head, expecting: remoteHead, logMessage: "forkstore: push")
         } catch let error where [.modified, .exists, .locked].contains(error.code) {
             // Another replica's push holds or has just moved the ref.
-            return "the remote's main moved during the push (non-fast-forward)"
+            return .behind("the remote's main moved during the push (non-fast-forward)")
         }
         // Every push adds a pack to the remote; roll small ones up as the store does its own.
         let packs = repository.packs()
         if packs.count > Repository.packsBeforeRollUp { _ = try? repository.rollUp(Repository.packsToRollUp(packs)) }
-        return nil
+        return .accepted
     }
 }

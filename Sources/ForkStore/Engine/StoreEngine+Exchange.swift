@@ -53,6 +53,15 @@ extension StoreEngine {
     package func integrate(
         _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
+        // Most syncs find the remote where `cloud` already is, and `main` holding it: nothing
+        // to check, write or merge.
+        let settled = try read { session -> Bool in
+            guard try session.headID(of: .cloud) == incoming.objectID else { return false }
+            let main = try session.head(of: .main).id.objectID
+            return try main == incoming.objectID
+                || git("comparing main with cloud") { () throws(GitError) in try session.repository.isDescendant(main, of: incoming.objectID) }
+        }
+        if settled { return (0, .upToDate) }
         let (main, cloud, trusted) = try read { session in
             let head = try session.head(of: .main)
             return (head.id.objectID, try session.headID(of: .cloud), try participants(inTree: head.tree, of: head, session: session))
@@ -113,30 +122,28 @@ extension StoreEngine {
         }
     }
 
-    /// Pushes `head` as the remote's `main`. Returns nil on success, or the server's reason
-    /// when it refused the update (usually because another replica pushed first). A bare
-    /// repository in a local folder (`localPath`) is written directly (see ``LocalRemote``).
-    /// Throws `GitError` for transfer failures.
-    package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> String? {
-        try withTransferRepository { repository -> String? in
+    /// Pushes `head` as the remote's `main`: accepted, behind (another replica pushed first),
+    /// or rejected by the server for another reason. A bare repository in a local folder
+    /// (`localPath`) is written directly (see ``LocalRemote``); `git://`, `http(s)://` and
+    /// `ssh://` get our own pack (``Repository/sendPack(_:toMainOf:options:)``). Throws
+    /// `GitError` for transfer failures.
+    package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> PushOutcome {
+        try withTransferRepository { repository -> PushOutcome in
             try repository.refreshObjects()
             if let remote = LocalRemote(localPath) {
                 return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
             }
             if Repository.speaksSmartProtocol(url) {
-                switch try repository.sendPack(head.objectID, toMainOf: url, options: remoteOptions) {
-                case .accepted: return nil
-                case .rejected(let reason): return reason
-                }
+                return try repository.sendPack(head.objectID, toMainOf: url, options: remoteOptions)
             }
             try repository.removeReference(Self.outgoingReference)
             try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")
             do {
                 let result = try repository.push(
                     to: url, refspecs: ["\(Self.outgoingReference):\(Fork.main.referenceName)"], options: remoteOptions)
-                return result.rejected.values.first
+                return result.rejected.values.first.map(PushOutcome.fromServer) ?? .accepted
             } catch let error as GitError where error.code == .nonFastForward {
-                return error.message
+                return .behind(error.message)
             }
         }
     }
