@@ -98,8 +98,7 @@ final class PackWriter {
     /// entry's bytes are all in the buffer here.
     private func finishEntry(id: ObjectID, startingAt start: Int) throws(GitError) {
         let first = buffer.count - (position - start)
-        let crc = buffer[first...].withUnsafeBytes { UInt32(crc32(0, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count))) }
-        entries.append((id, start, crc))
+        entries.append((id, start, buffer[first...].withUnsafeBytes(Self.crc)))
         if buffer.count >= 1 << 20 { try flush() }
     }
 
@@ -180,10 +179,7 @@ final class PackWriter {
                 moved[entry.offset] = existing
                 continue
             }
-            let crc = data[start + entry.offset..<start + next].withUnsafeBytes {
-                UInt32(crc32(0, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count)))
-            }
-            guard crc == entry.crc else { throw PackIndex.damaged(path, "object \(entry.id.hex) does not match its checksum") }
+            guard data[start + entry.offset..<start + next].withUnsafeBytes(Self.crc) == entry.crc else { throw PackIndex.damaged(path, "object \(entry.id.hex) does not match its checksum") }
             let here = position
             moved[entry.offset] = here
             written[entry.id] = here
@@ -300,6 +296,11 @@ final class PackWriter {
         index += checksum
         index += Array(Insecure.SHA1.hash(data: index))
         return index
+    }
+
+    /// The CRC-32 of an entry's bytes, as a pack index keeps it.
+    private static func crc(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
+        UInt32(crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
     }
 
     private static func bigEndian(_ value: UInt32) -> [UInt8] {

@@ -83,6 +83,17 @@ extension Repository {
         return objects
     }
 
+    /// What a push of `head` onto a remote whose `main` is `remoteMain` (nil: it has none yet)
+    /// must send: the objects the commits since `remoteMain` add. Nil when `remoteMain` is not
+    /// an ancestor of `head` that this repository holds: the remote has commits to fetch and
+    /// merge first.
+    package func objectsToPush(_ head: ObjectID, onto remoteMain: ObjectID?) throws(GitError) -> [PackObject]? {
+        if let remoteMain, remoteMain != head {
+            guard contains(remoteMain), try isDescendant(head, of: remoteMain) else { return nil }
+        }
+        return try objectsAdded(by: Array(walk(from: head, hiding: remoteMain).reversed()))
+    }
+
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack
     /// with its index in this repository's `objects/pack`, and lets this handle see it.
     ///
@@ -105,7 +116,6 @@ extension Repository {
     /// Writes `objects` (all readable here) into `writer`, which was made for as many, as
     /// ``writePack(objects:from:)`` describes; the caller finishes the pack.
     func writeEntries(of objects: [PackObject], into writer: PackWriter) throws(GitError) {
-        let source = self
         var replacedBy: [ObjectID: ObjectID] = [:], replaces: [ObjectID: ObjectID] = [:]
         for object in objects {
             if let replaced = object.replaces {
@@ -132,13 +142,14 @@ extension Repository {
         var older = Set<ObjectID>()
         var blobBase: (entry: Int, data: [UInt8], uses: Int)?
         for object in objects {
-            try source.withRawObject(object.id) { (kind, data) throws(GitError) in
+            try withRawObject(object.id) { (kind, data) throws(GitError) in
                 switch kind {
                 case 2 where replacedBy[object.id] != nil:
                     older.insert(object.id)
                 case 2:
-                    let entry = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
-                    if object.replaces != nil, data.count >= 256 { newest.append((entry, object.id, Array(data))) }
+                    let bytes = Array(data)
+                    let entry = try plan(PackEntry(id: object.id, kind: kind, payload: bytes))
+                    if object.replaces != nil, bytes.count >= 256 { newest.append((entry, object.id, bytes)) }
                 case 3:
                     if let base = blobBase, base.uses < Self.blobsPerBase,
                         let delta = base.data.withUnsafeBytes({ GitDelta.bytes(from: $0, to: data) })
@@ -158,7 +169,7 @@ extension Repository {
             var base = (entry: head.entry, data: head.data, depth: 0)
             var next = replaces[head.id]
             while let id = next, older.remove(id) != nil {
-                try source.withRawObject(id) { (kind, data) throws(GitError) in
+                try withRawObject(id) { (kind, data) throws(GitError) in
                     if base.depth < Self.deepestChain, let delta = base.data.withUnsafeBytes({ GitDelta.tree(from: $0, to: data) }) {
                         base = (try plan(PackEntry(id: id, delta: delta, against: base.entry)), Array(data), base.depth + 1)
                     } else {
@@ -169,7 +180,7 @@ extension Repository {
             }
         }
         for object in objects where older.contains(object.id) {
-            try source.withRawObject(object.id) { (kind, data) throws(GitError) in
+            try withRawObject(object.id) { (kind, data) throws(GitError) in
                 _ = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
             }
         }

@@ -79,7 +79,7 @@ package struct TreeEntry: Sendable, Equatable {
 }
 
 extension Repository {
-    /// Writes a blob through the object database, which skips objects that already exist.
+    /// Writes a blob (see ``writeObject(_:type:)``).
     package func writeBlob(_ bytes: [UInt8]) throws(GitError) -> ObjectID {
         try bytes.withUnsafeBytes { buffer in Result { () throws(GitError) in try writeObject(buffer, type: GIT_OBJECT_BLOB) } }.get()
     }

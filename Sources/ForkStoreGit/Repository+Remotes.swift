@@ -12,10 +12,19 @@ final class CallbackState {
     var credentialAttempts = 0
     var rejections: [String: String] = [:]
     /// What the server printed on the sideband (`remote: …` lines), kept to explain failures.
-    var remoteMessages = ""
+    private(set) var remoteMessages = ""
 
     init(options: RemoteOptions) {
         self.options = options
+    }
+}
+
+extension CallbackState {
+    /// Keeps what the server said, up to 4 KB: a server that never stops talking costs no
+    /// more memory than that.
+    func remember(_ message: String) {
+        guard remoteMessages.utf8.count < 4_096 else { return }
+        remoteMessages += message
     }
 }
 
@@ -144,9 +153,7 @@ extension Repository {
         callbacks.sideband_progress = { text, length, payload in
             guard let text, let payload, length > 0 else { return 0 }
             let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
-            guard state.remoteMessages.utf8.count < 4096 else { return 0 }
-            let bytes = UnsafeRawBufferPointer(start: text, count: Int(length))
-            state.remoteMessages += String(decoding: bytes, as: UTF8.self)
+            state.remember(String(decoding: UnsafeRawBufferPointer(start: text, count: Int(length)), as: UTF8.self))
             return 0
         }
         callbacks.transfer_progress = { stats, payload in

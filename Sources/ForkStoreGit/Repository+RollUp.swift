@@ -47,9 +47,9 @@ extension Repository {
     /// and lose the deltas it found by path): only the distances of offset deltas are
     /// rewritten, and an object found in an earlier pack is left out. Each entry is checked
     /// against the CRC-32 its index holds, so a damaged pack is refused, not copied. Readers
-    /// keep working: every object is
-    /// in the new pack before an old one goes, and a killed roll-up leaves only temporary files
-    /// (``removeLeftoverTemporaryFiles()``) beside the packs it did not remove.
+    /// keep working: every object is in the new pack before an old one goes, and a killed
+    /// roll-up leaves only temporary files (``removeLeftoverTemporaryFiles()``) beside the packs
+    /// it did not remove.
     @discardableResult
     package func rollUp(_ packs: [PackFile]) throws(GitError) -> Int {
         guard packs.count >= 2 else { return 0 }

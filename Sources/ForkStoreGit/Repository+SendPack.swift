@@ -12,6 +12,11 @@ package enum PushOutcome: Sendable, Equatable {
     /// again changes nothing until someone changes the server.
     case rejected(String)
 
+    /// Refused before anything was sent: the remote's `main` is not an ancestor of the pushed
+    /// commit (``Repository/objectsToPush(_:onto:)``).
+    package static let remoteHasUnmergedCommits = PushOutcome.behind(
+        "the remote's main has commits this replica has not merged (non-fast-forward)")
+
     /// How a server says the ref moved on: git's `receive-pack` and libgit2's push.
     package static func fromServer(_ reason: String) -> PushOutcome {
         let lower = reason.lowercased()
@@ -84,14 +89,8 @@ extension Repository {
 
     private func push(_ head: ObjectID, through session: SmartSession, state: CallbackState, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
         let remoteMain = try session.head(named: "refs/heads/main")
-        if let remoteMain {
-            if remoteMain == head { return .accepted }
-            guard contains(remoteMain), try isDescendant(head, of: remoteMain) else {
-                return .behind("the remote's main has commits this replica has not merged (non-fast-forward)")
-            }
-        }
-        let leaving = try walk(from: head, hiding: remoteMain).reversed()
-        let objects = try objectsAdded(by: Array(leaving))
+        if remoteMain == head { return .accepted }
+        guard let objects = try objectsToPush(head, onto: remoteMain) else { return .remoteHasUnmergedCommits }
         let stream = try session.receivePackStream()
         let old = remoteMain?.hex ?? String(repeating: "0", count: 40)
         let command = "\(old) \(head.hex) refs/heads/main\0report-status side-band-64k ofs-delta agent=forkstore\n"
@@ -100,11 +99,7 @@ extension Repository {
         try writeEntries(of: objects, into: writer)
         _ = try writer.finish()
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
-        // What the server prints explains a failure; a server that never stops talking is cut off
-        // at the same 4 KB as libgit2's own transfers keep.
-        let report = try ReceivePackReport(reading: stream, on: "refs/heads/main") { message in
-            if state.remoteMessages.utf8.count < 4_096 { state.remoteMessages += message + "\n" }
-        }
+        let report = try ReceivePackReport(reading: stream, on: "refs/heads/main") { state.remember($0 + "\n") }
         return try report.outcome
     }
 }

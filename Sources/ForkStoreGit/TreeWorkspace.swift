@@ -8,8 +8,9 @@ internal import CLibGit2
 /// each commit, and a ``Repository/differences(from:to:prefix:)`` of the result (a record
 /// count) reads them a third time; each parsed tree stays in libgit2's object cache, which
 /// counts its raw bytes while it costs several times that (an import segment's peak memory).
-/// Here trees are read raw and parsed once, new ones are serialized here and written through
-/// the object database (which hashes them), and an update remembers the blobs it changed.
+/// Here trees are read raw and parsed once (``Repository/treeEntriesBypassingCache(_:)``), new
+/// ones are serialized here and written into the batch's memory, and an update remembers the
+/// blobs it changed.
 ///
 /// An update this does not model exactly (a blob where a folder is, or the other way round)
 /// is left to libgit2: ``update(from:applying:in:)`` returns nil.
@@ -57,7 +58,7 @@ final class TreeWorkspace {
     /// `baseline` with `changes` applied, or nil when the changes need libgit2's own rules.
     func update(from baseline: ObjectID, applying changes: [TreeChange], in repository: Repository) throws(GitError) -> ObjectID? {
         if rootID != baseline || root == nil {
-            root = Node(entries: try Self.read(baseline, in: repository), id: baseline)
+            root = Node(entries: try repository.treeEntriesBypassingCache(baseline), id: baseline)
         }
         guard let root else { return nil }
         var differences: [TreeDifference] = []
@@ -95,7 +96,7 @@ final class TreeWorkspace {
             } else if let index = Self.position(of: folder, in: node.entries) {
                 let entry = node.entries[index]
                 guard entry.kind == .tree else { return nil }
-                let child = Node(entries: try Self.read(entry.id, in: repository), id: entry.id)
+                let child = Node(entries: try repository.treeEntriesBypassingCache(entry.id), id: entry.id)
                 node.children[folder] = child
                 node = child
             } else {
@@ -153,10 +154,6 @@ final class TreeWorkspace {
         node.id = id
         node.isChanged = false
         return id
-    }
-
-    private static func read(_ id: ObjectID, in repository: Repository) throws(GitError) -> [TreeEntry] {
-        try repository.treeEntriesBypassingCache(id)
     }
 
     /// Where the entry named `name` is: a binary search for it as a folder, then as a file.

@@ -4,8 +4,8 @@ import Foundation
 import Testing
 
 /// The push side of git's protocol against a server that says exactly what each test wants:
-/// what the remote reports, through side-band 64k, is read for what it means, and nothing a
-/// server sends can make the push read without end or keep what it says without bound.
+/// what the remote reports, through side-band 64k, is read for what it means, and a malformed
+/// or missing report is an error, not a guess.
 @Suite("Pushing our own pack: what the remote reports")
 struct SendPackTests {
     /// A repository with one commit holding one file.
@@ -93,7 +93,7 @@ struct SendPackTests {
         #expect { try push(to: remote) } throws: { "\($0)".contains("without a report") }
     }
 
-    @Test func endlessMessagesAndOtherRefsAreReadPastNotKept() throws {
+    @Test func manyMessagesAndReportsOnOtherRefsDoNotHideTheReportOnMain() throws {
         let chatter = (0..<2_000).map { TinyHTTPServer.packetLine("\u{2}" + String(repeating: "progress \($0) ", count: 50) + "\n") }.joined()
         let others = (0..<2_000).map { "ok refs/heads/other-\($0)" }
         let remote = try server(reporting: chatter + Self.bandOne(["unpack ok"] + others + ["ok refs/heads/main"]))

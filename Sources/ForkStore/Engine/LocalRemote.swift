@@ -41,15 +41,7 @@ struct LocalRemote {
     /// when the remote's `main` is not an ancestor of `head` or moved meanwhile.
     func pushMain(_ head: ObjectID, from source: Repository, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
         let remoteHead = try repository.resolveReference(Fork.main.referenceName)
-        if let remoteHead {
-            var fastForward = remoteHead == head
-            if !fastForward, source.contains(remoteHead) { fastForward = try source.isDescendant(head, of: remoteHead) }
-            guard fastForward else {
-                return .behind("the remote's main has commits this replica has not merged (non-fast-forward)")
-            }
-        }
-        let leaving = try source.walk(from: head, hiding: remoteHead).reversed()
-        let objects = try source.objectsAdded(by: Array(leaving))
+        guard let objects = try source.objectsToPush(head, onto: remoteHead) else { return .remoteHasUnmergedCommits }
         try repository.writePack(objects: objects, from: source)
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: 0))
         do {

@@ -53,19 +53,18 @@ extension StoreEngine {
     package func integrate(
         _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
-        // Most syncs find the remote where `cloud` already is, and `main` holding it: nothing
-        // to check, write or merge.
-        let settled = try read { session -> Bool in
-            guard try session.headID(of: .cloud) == incoming.objectID else { return false }
-            let main = try session.head(of: .main).id.objectID
-            return try main == incoming.objectID
-                || git("comparing main with cloud") { () throws(GitError) in try session.repository.isDescendant(main, of: incoming.objectID) }
+        let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
+            let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
+            // Most syncs find the remote where `cloud` already is, and `main` holding it:
+            // nothing to check, write or merge.
+            if cloud == incoming.objectID, try main == cloud
+                || git("comparing main with cloud", { () throws(GitError) in try session.repository.isDescendant(main, of: incoming.objectID) })
+            {
+                return nil
+            }
+            return (main, cloud, try participants(inTree: head.tree, of: head, session: session))
         }
-        if settled { return (0, .upToDate) }
-        let (main, cloud, trusted) = try read { session in
-            let head = try session.head(of: .main)
-            return (head.id.objectID, try session.headID(of: .cloud), try participants(inTree: head.tree, of: head, session: session))
-        }
+        guard let (main, cloud, trusted) = state else { return (0, .upToDate) }
         let known = [main, cloud].compactMap { $0 }
         try withTransferRepository { repository in
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
