@@ -27,10 +27,20 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
-        // Every libgit2 call, checked in one place; `package` API only.
+        // zlib, for the pack format.
+        .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
+        // The pack format in pure Swift (no libgit2): object ids, the pack index reader and
+        // writer, the pack writer and reader, deltas, roll-ups. `package` API only.
+        .target(
+            name: "ForkStorePack",
+            dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")]
+        ),
+        // Everything git below the engine: the libgit2 wrapper (LibGit2/, every libgit2 call
+        // checked in one place) and the wire (Wire/: pkt-lines, send-pack, the socket stream),
+        // over the pack format. `package` API only.
         .target(
             name: "ForkStoreGit",
-            dependencies: ["CLibGit2", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CLibGit2", "ForkStorePack", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The public library: stores, forks, commits, merging, history.
         .target(

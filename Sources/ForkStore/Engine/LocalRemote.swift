@@ -52,7 +52,7 @@ struct LocalRemote {
         }
         // Every push adds a pack to the remote; roll small ones up as the store does its own.
         let packs = repository.packs()
-        if packs.count > Repository.packsBeforeRollUp { _ = try? repository.rollUp(Repository.packsToRollUp(packs)) }
+        if packs.count > RollUp.packsBefore { _ = try? repository.rollUp(RollUp.packsToRollUp(packs)) }
         return .accepted
     }
 }

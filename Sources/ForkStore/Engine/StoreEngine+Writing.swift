@@ -123,7 +123,7 @@ extension StoreEngine {
                 options.logger.notice("packing failed: \(error.message)")
             }
         }
-        if repository.packs().count > Repository.packsBeforeRollUp { rollUpDue.withLock { $0 = true } }
+        if repository.packs().count > RollUp.packsBefore { rollUpDue.withLock { $0 = true } }
     }
 
     /// Rolls small packs into one (geometrically, like `git repack --geometric=2`) through a
@@ -135,7 +135,7 @@ extension StoreEngine {
         _ = packingLock.ifFree {
             do throws(GitError) {
                 let repository = try Repository.openBare(at: path)
-                let rolled = try repository.rollUp(Repository.packsToRollUp(repository.packs()))
+                let rolled = try repository.rollUp(RollUp.packsToRollUp(repository.packs()))
                 if rolled > 0 { options.logger.debug("rolled \(rolled) objects into one pack") }
             } catch {
                 options.logger.notice("rolling up packs failed: \(error.message)")

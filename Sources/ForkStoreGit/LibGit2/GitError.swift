@@ -1,9 +1,10 @@
 internal import CLibGit2
 
-/// A failed libgit2 call: which function failed, libgit2's code and class, and its message.
+/// A failure of the git layer: a failed libgit2 call (which function failed, libgit2's code and
+/// class, and its message), or a failure of the pack format (``pack``), carried unchanged.
 ///
-/// The message is read from libgit2's per-thread last error inside the same synchronous call
-/// that failed, so it always belongs to this failure.
+/// A libgit2 message is read from libgit2's per-thread last error inside the same synchronous
+/// call that failed, so it always belongs to this failure.
 package struct GitError: Error, Sendable, CustomStringConvertible {
     /// The libgit2 error codes that callers act on; everything else is `.other`.
     package enum Code: Sendable, Equatable {
@@ -78,6 +79,9 @@ package struct GitError: Error, Sendable, CustomStringConvertible {
     /// The libgit2 function that failed, for example `git_commit_create`.
     package let function: String
     package let message: String
+    /// The pack format's failure, when the pack format (not libgit2) failed; ``function`` then
+    /// names the operation.
+    package let pack: PackError?
 
     package init(function: String, rawCode: Int32, errorClass: Int32, message: String) {
         self.function = function
@@ -85,17 +89,38 @@ package struct GitError: Error, Sendable, CustomStringConvertible {
         self.code = Code(rawCode)
         self.errorClass = errorClass
         self.message = message
+        pack = nil
     }
+
+    /// A failure of the pack format during `operation`: damaged data counts as object data,
+    /// a refused system call as the operating system's.
+    package init(_ error: PackError, during operation: String) {
+        function = operation
+        rawCode = -1
+        code = .other(-1)
+        errorClass = Int32(bitPattern: error.code == .system ? GIT_ERROR_OS.rawValue : GIT_ERROR_ODB.rawValue)
+        message = error.description
+        pack = error
+    }
+
+    /// libgit2's class for the network layer, for failures of the wire read here.
+    package static let networkClass = Int32(bitPattern: GIT_ERROR_NET.rawValue)
 
     /// The part of libgit2 that failed.
     package var category: Category { Category(errorClass) }
 
     /// The same failure with another message (the server's explanation added, a secret removed).
     package func with(message: String) -> GitError {
-        GitError(function: function, rawCode: rawCode, errorClass: errorClass, message: message)
+        if let pack { return GitError(PackError(pack.code, path: pack.path, message), during: function) }
+        return GitError(function: function, rawCode: rawCode, errorClass: errorClass, message: message)
     }
 
     package var description: String {
-        "\(function) failed (\(rawCode)): \(message)"
+        pack == nil ? "\(function) failed (\(rawCode)): \(message)" : "\(function) failed: \(message)"
     }
+}
+
+/// Runs pack-format work during `operation`, carrying its failure as a ``GitError``.
+func packing<Result>(_ operation: String, _ body: () throws(PackError) -> Result) throws(GitError) -> Result {
+    do { return try body() } catch { throw GitError(error, during: operation) }
 }

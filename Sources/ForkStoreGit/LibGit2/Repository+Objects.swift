@@ -170,7 +170,7 @@ extension Repository {
     package func treeEntriesBypassingCache(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
         var entries: [TreeEntry] = []
         try withRawObject(id) { (kind, data) throws(GitError) in
-            guard kind == 2 else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
+            guard kind == .tree else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
             var start = 0
             while start < data.count {
                 guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,

@@ -27,8 +27,9 @@ extension Repository {
 
     /// Writes every loose object (or `loose`, when the caller has just listed them) into new
     /// packs (with their indexes), at most ``objectsPerPack`` objects each, and deletes the
-    /// loose files. Readers keep working throughout: an object is in a pack before its loose
-    /// copy goes. Returns how many objects were packed.
+    /// loose files once the new pack has been read back (``PackReader/verify()``) and holds
+    /// each of them. Readers keep working throughout: an object is in a verified pack before
+    /// its loose copy goes. Returns how many objects were packed.
     @discardableResult
     package func packLooseObjects(_ loose: [(id: ObjectID, path: String)]? = nil) throws(GitError) -> Int {
         let loose = loose ?? looseObjects()
@@ -49,11 +50,26 @@ extension Repository {
             var oid = object.id.raw
             try check("git_packbuilder_insert") { git_packbuilder_insert(builder, &oid, nil) }
         }
+        let before = Set(packs().map(\.base))
         try check("git_packbuilder_write") { git_packbuilder_write(builder, nil, 0, nil, nil) }
+        try refreshObjects()
+        // The pack libgit2 wrote, read back before the loose copies go: an index that names
+        // every object, entries that inflate and hash to their ids.
+        let written = packs().filter { !before.contains($0.base) }
+        try packing("packing loose objects") { () throws(PackError) in
+            var holds = Set<ObjectID>()
+            for pack in written {
+                let index = try PackIndex(path: pack.base + ".idx")
+                try PackReader(pack: pack.base + ".pack", index: index).verify()
+                for number in 0..<index.count { holds.insert(index.id(at: number)) }
+            }
+            if let missing = loose.first(where: { !holds.contains($0.id) }) {
+                throw PackError(.damaged, "the new pack does not hold \(missing.id.hex); the loose objects are kept")
+            }
+        }
         for object in loose {
             try? FileManager.default.removeItem(atPath: object.path)
         }
-        try refreshObjects()
     }
 }
 
@@ -70,9 +86,11 @@ extension Repository {
         guard !packs.isEmpty else { return false }
         var covered = Set<ObjectID>()
         for pack in packs {
-            for entry in try PackIndex(path: pack.base + ".idx").entries {
-                guard objects.contains(entry.id) || contains(entry.id) else { return false }
-                covered.insert(entry.id)
+            let index = try packing("reading a fetched pack's index") { () throws(PackError) in try PackIndex(path: pack.base + ".idx") }
+            for number in 0..<index.count {
+                let id = index.id(at: number)
+                guard objects.contains(id) || contains(id) else { return false }
+                covered.insert(id)
             }
         }
         guard objects.allSatisfy({ covered.contains($0) || contains($0) }) else { return false }
@@ -91,7 +109,7 @@ extension Repository {
                 linked.append(folder + name + suffix)
             }
         }
-        if Libgit2.isFsyncEnabled { try PackWriter.synchronize(folder) }
+        if Libgit2.isFsyncEnabled { try packing("syncing objects/pack") { () throws(PackError) in try PackWriter.synchronize(folder) } }
         try refreshObjects()
         return true
     }

@@ -6,12 +6,12 @@
 /// least significant first; then instructions: a byte with bit 7 set copies from the base (bits
 /// 0–3 say which offset bytes follow, bits 4–6 which size bytes, little-endian; a size of 0
 /// means 0x10000), a byte of 1–127 inserts that many bytes that follow.
-enum GitDelta {
+package enum Delta {
     /// A tree rebuilt from an earlier version of it: each entry found unchanged in the base is
     /// copied from it, the others are inserted. A store's trees change a few entries at a time,
     /// so a 10 KB shard tree rewritten by a batch costs a delta of a few hundred bytes. Nil when
     /// either does not parse as a tree or the delta would not be smaller than `target`.
-    static func tree(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func tree(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
         guard let baseEntries = entries(of: base), let targetEntries = entries(of: target) else { return nil }
         var offsets: [Bytes: Int] = [:]
         offsets.reserveCapacity(baseEntries.count)
@@ -32,7 +32,7 @@ enum GitDelta {
     /// the base's 16-byte blocks, then extended both ways): records of one collection share
     /// their keys and much of their text. Nil when the delta would not be under half of
     /// `target`, as git requires before it keeps one.
-    static func bytes(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
+    package static func bytes(from base: UnsafeRawBufferPointer, to target: UnsafeRawBufferPointer) -> [UInt8]? {
         let block = 16
         guard base.count >= block, target.count >= 2 * block else { return nil }
         // The base's blocks in a table of one slot per multiplicative hash, not a Dictionary

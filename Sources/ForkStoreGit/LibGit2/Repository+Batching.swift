@@ -101,15 +101,17 @@ extension Repository {
     /// packbuilder compares every object with ten others, the larger part of an import's time,
     /// and keeps every object in memory meanwhile). As git does, the newest version of a tree
     /// goes whole, so the version read most costs one inflate and no delta cache; the versions
-    /// it replaces in this pack (``PackObject/replaces``) follow, each a ``GitDelta/tree(from:to:)``
-    /// delta against the next newer one. A blob becomes a ``GitDelta/bytes(from:to:)`` delta
+    /// it replaces in this pack (``PackObject/replaces``) follow, each a ``Delta/tree(from:to:)``
+    /// delta against the next newer one. A blob becomes a ``Delta/bytes(from:to:)`` delta
     /// against the last blob written whole, which serves the next ``blobsPerBase`` blobs, so a
     /// record costs at most one delta to read.
     package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
         guard !objects.isEmpty else { return }
-        let writer = try PackWriter(directory: gitDirectory + "objects/pack", objectCount: objects.count)
+        let writer = try packing("writing a pack") { () throws(PackError) in
+            try PackWriter(directory: gitDirectory + "objects/pack", objectCount: objects.count, fsync: Libgit2.isFsyncEnabled)
+        }
         try (source ?? self).writeEntries(of: objects, into: writer)
-        _ = try writer.finish()
+        _ = try packing("writing a pack") { () throws(PackError) in try writer.finish() }
         try refreshObjects()
     }
 
@@ -131,7 +133,7 @@ extension Repository {
             plannedBytes += entry.payload.count
             let number = writer.entryCount + planned.count - 1
             if plannedBytes >= 4 << 20 {
-                try writer.append(planned)
+                try packing("writing a pack") { () throws(PackError) in try writer.append(planned) }
                 (planned, plannedBytes) = ([], 0)
             }
             return number
@@ -144,15 +146,15 @@ extension Repository {
         for object in objects {
             try withRawObject(object.id) { (kind, data) throws(GitError) in
                 switch kind {
-                case 2 where replacedBy[object.id] != nil:
+                case .tree where replacedBy[object.id] != nil:
                     older.insert(object.id)
-                case 2:
+                case .tree:
                     let bytes = Array(data)
                     let entry = try plan(PackEntry(id: object.id, kind: kind, payload: bytes))
                     if object.replaces != nil, bytes.count >= 256 { newest.append((entry, object.id, bytes)) }
-                case 3:
+                case .blob:
                     if let base = blobBase, base.uses < Self.blobsPerBase,
-                        let delta = base.data.withUnsafeBytes({ GitDelta.bytes(from: $0, to: data) })
+                        let delta = base.data.withUnsafeBytes({ Delta.bytes(from: $0, to: data) })
                     {
                         _ = try plan(PackEntry(id: object.id, delta: delta, against: base.entry))
                         blobBase?.uses += 1
@@ -170,7 +172,7 @@ extension Repository {
             var next = replaces[head.id]
             while let id = next, older.remove(id) != nil {
                 try withRawObject(id) { (kind, data) throws(GitError) in
-                    if base.depth < Self.deepestChain, let delta = base.data.withUnsafeBytes({ GitDelta.tree(from: $0, to: data) }) {
+                    if base.depth < Self.deepestChain, let delta = base.data.withUnsafeBytes({ Delta.tree(from: $0, to: data) }) {
                         base = (try plan(PackEntry(id: id, delta: delta, against: base.entry)), Array(data), base.depth + 1)
                     } else {
                         base = (try plan(PackEntry(id: id, kind: kind, payload: Array(data))), Array(data), 0)
@@ -184,7 +186,7 @@ extension Repository {
                 _ = try plan(PackEntry(id: object.id, kind: kind, payload: Array(data)))
             }
         }
-        try writer.append(planned)
+        try packing("writing a pack") { () throws(PackError) in try writer.append(planned) }
     }
 
     /// How many blobs one blob written whole serves as a delta base.
@@ -192,9 +194,9 @@ extension Repository {
     /// The longest chain of tree deltas (git's own default): only older versions are in one.
     static let deepestChain = 50
 
-    /// Runs `body` with an object's git type (1 commit, 2 tree, 3 blob, 4 tag) and data.
+    /// Runs `body` with an object's kind and data.
     func withRawObject(
-        _ id: ObjectID, _ body: (UInt8, UnsafeRawBufferPointer) throws(GitError) -> Void
+        _ id: ObjectID, _ body: (ObjectKind, UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) {
         var oid = id.raw
         // What a batch wrote is read from its mempack directly, past the object database's
@@ -203,21 +205,20 @@ extension Repository {
             var data: UnsafeMutableRawPointer?, size = 0, type = GIT_OBJECT_INVALID
             if read(&data, &size, &type, memory, &oid) == 0 {
                 defer { git_odb_backend_data_free(memory, data) }
-                guard (1...4).contains(type.rawValue) else {
+                guard let kind = ObjectKind(type) else {
                     throw GitError(function: "git_odb_read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
                 }
-                try body(UInt8(type.rawValue), UnsafeRawBufferPointer(start: data, count: size))
+                try body(kind, UnsafeRawBufferPointer(start: data, count: size))
                 return
             }
         }
         var object: OpaquePointer?
         try check("git_odb_read") { git_odb_read(&object, odb, &oid) }
         defer { git_odb_object_free(object) }
-        let kind = git_odb_object_type(object)
-        guard (1...4).contains(kind.rawValue) else {
+        guard let kind = ObjectKind(git_odb_object_type(object)) else {
             throw GitError(function: "git_odb_read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
         }
-        try body(UInt8(kind.rawValue), UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
+        try body(kind, UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
     }
 }
 

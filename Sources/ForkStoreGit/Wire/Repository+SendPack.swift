@@ -94,12 +94,24 @@ extension Repository {
         let stream = try session.receivePackStream()
         let old = remoteMain?.hex ?? String(repeating: "0", count: 40)
         let command = "\(old) \(head.hex) refs/heads/main\0report-status side-band-64k ofs-delta agent=forkstore\n"
-        try stream.write(Array(PacketLine.encode(command) + "0000".utf8))
-        let writer = PackWriter(objectCount: objects.count) { bytes throws(GitError) in try stream.write(bytes) }
-        try writeEntries(of: objects, into: writer)
-        _ = try writer.finish()
+        guard let line = PacketLine.encode(command) else { throw ReceivePackReport.failure("the push command is too long") }
+        try stream.write(line + Array("0000".utf8))
+        // A failed send is the transport's failure, with its code and class, not the pack's.
+        var sendFailure: GitError?
+        let writer = PackWriter(objectCount: objects.count) { bytes throws(PackError) in
+            do throws(GitError) { try stream.write(bytes) } catch {
+                sendFailure = error
+                throw PackError(.system, "sending the pack failed")
+            }
+        }
+        do throws(GitError) {
+            try writeEntries(of: objects, into: writer)
+            _ = try packing("writing the pack") { () throws(PackError) in try writer.finish() }
+        } catch {
+            throw sendFailure ?? error
+        }
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
-        let report = try ReceivePackReport(reading: stream, on: "refs/heads/main") { state.remember($0 + "\n") }
+        let report = try ReceivePackReport(reading: stream.read, on: "refs/heads/main") { state.remember($0 + "\n") }
         return try report.outcome
     }
 }
@@ -207,104 +219,5 @@ private struct PushStream {
         }
         try check("reading the remote's report") { result }
         return Array(buffer[..<min(count, buffer.count)])
-    }
-}
-
-/// git's pkt-line framing: four hex digits giving the line's length, length included.
-enum PacketLine {
-    static func encode(_ text: String) -> [UInt8] {
-        let body = Array(text.utf8)
-        return Array(String(format: "%04x", body.count + 4).utf8) + body
-    }
-
-    /// Splits complete packets off the front of `buffer`: each packet's payload, or nil for a
-    /// flush packet (`0000`). What is left is an incomplete packet.
-    static func take(from buffer: inout [UInt8]) throws(GitError) -> [[UInt8]?] {
-        var packets: [[UInt8]?] = []
-        var start = 0
-        while buffer.count - start >= 4 {
-            guard let length = Int(String(decoding: buffer[start..<start + 4], as: UTF8.self), radix: 16),
-                length == 0 || (4...65_520).contains(length)
-            else { throw ReceivePackReport.failure("a packet with no valid length") }
-            if length == 0 {
-                packets.append(nil)
-                start += 4
-                continue
-            }
-            guard buffer.count - start >= length else { break }
-            packets.append(Array(buffer[start + 4..<start + length]))
-            start += length
-        }
-        buffer.removeFirst(start)
-        return packets
-    }
-}
-
-/// What `git-receive-pack` reported (`report-status`) on one ref, read through side-band 64k:
-/// band 1 carries the report's own packets, band 2 the server's progress messages, band 3 a
-/// fatal error. Only the unpack line and the ref's own line are kept, so a server that sends
-/// endless lines costs no memory.
-private struct ReceivePackReport {
-    let ref: String
-    var unpack: String?
-    /// nil until the server reports on the ref; then nil inside when it was updated, or the
-    /// reason it was not.
-    var status: String??
-
-    init(reading stream: PushStream, on ref: String, messages: (String) -> Void) throws(GitError) {
-        self.ref = ref
-        var outer: [UInt8] = [], inner: [UInt8] = []
-        var finished = false
-        while !finished {
-            let received = try stream.read()
-            if received.isEmpty { break }
-            outer += received
-            for packet in try PacketLine.take(from: &outer) {
-                guard let packet, let band = packet.first else {
-                    finished = true
-                    break
-                }
-                func text() -> String { String(decoding: packet.dropFirst().prefix(1_024), as: UTF8.self).trimmingTrailingNewlines() }
-                switch band {
-                case 1:
-                    inner += packet.dropFirst()
-                    for line in try PacketLine.take(from: &inner) {
-                        guard let line else { continue }
-                        record(String(decoding: line.prefix(1_024), as: UTF8.self).trimmingTrailingNewlines())
-                    }
-                case 2: messages(text())
-                case 3: throw Self.failure("the remote said: \(text())")
-                default:
-                    // A server that did not take up side-band sends its report as plain packets.
-                    record(String(decoding: packet.prefix(1_024), as: UTF8.self).trimmingTrailingNewlines())
-                }
-            }
-        }
-        guard unpack != nil else { throw Self.failure("the remote ended the push without a report (early EOF)") }
-    }
-
-    private mutating func record(_ line: String) {
-        if line.hasPrefix("unpack ") {
-            unpack = String(line.dropFirst(7))
-        } else if line == "ok " + ref {
-            status = .some(nil)
-        } else if line.hasPrefix("ng " + ref + " ") {
-            status = String(line.dropFirst(4 + ref.count))
-        }
-    }
-
-    var outcome: PushOutcome {
-        get throws(GitError) {
-            if let unpack, unpack != "ok" { throw Self.failure("the remote could not unpack the pack (index-pack): \(unpack)") }
-            switch status {
-            case .some(.none): return .accepted
-            case .some(.some(let reason)): return .fromServer(reason)
-            case .none: return .rejected("the remote did not report on \(ref)")
-            }
-        }
-    }
-
-    static func failure(_ reason: String) -> GitError {
-        GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: reason)
     }
 }

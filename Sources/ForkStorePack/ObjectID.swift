@@ -1,0 +1,105 @@
+internal import Crypto
+
+/// A git object id: the 20 bytes of a SHA-1, in the order git writes them.
+///
+/// Pure Swift, so the pack format can be read and written without libgit2; ForkStoreGit
+/// converts it to and from libgit2's `git_oid`, which has the same bytes.
+package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable {
+    /// The 20 bytes.
+    package typealias Bytes = (
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8,
+        UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8, UInt8
+    )
+
+    package var bytes: Bytes
+
+    package init(bytes: Bytes) { self.bytes = bytes }
+
+    /// Twenty zero bytes: git's "no object" (the old id of a ref being created).
+    package static let zero = ObjectID(bytes: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+
+    /// The id whose bytes are the first 20 of `buffer`; nil when it is shorter.
+    package init?<Buffer: Collection<UInt8>>(copying buffer: Buffer) {
+        guard buffer.count >= 20 else { return nil }
+        var bytes: Bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &bytes) { target in
+            for (index, byte) in zip(0..<20, buffer) { target[index] = byte }
+        }
+        self.bytes = bytes
+    }
+
+    /// Parses 40 hexadecimal digits; returns nil for anything else.
+    package init?(hex: String) {
+        let digits = Array(hex.utf8)
+        guard digits.count == 40 else { return nil }
+        var parsed: [UInt8] = []
+        parsed.reserveCapacity(20)
+        for pair in stride(from: 0, to: 40, by: 2) {
+            guard let high = Self.value(of: digits[pair]), let low = Self.value(of: digits[pair + 1]) else { return nil }
+            parsed.append(high << 4 | low)
+        }
+        self.init(copying: parsed)
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
+        default: nil
+        }
+    }
+
+    /// 40 lowercase hexadecimal digits.
+    package var hex: String {
+        let digits = Array("0123456789abcdef".utf8)
+        return withUnsafeBytes(of: bytes) { raw in
+            String(unsafeUninitializedCapacity: 40) { (target: UnsafeMutableBufferPointer<UInt8>) -> Int in
+                for (index, byte) in raw.enumerated() {
+                    target[2 * index] = digits[Int(byte >> 4)]
+                    target[2 * index + 1] = digits[Int(byte & 0x0F)]
+                }
+                return 40
+            }
+        }
+    }
+
+    package var description: String { hex }
+
+    /// The first byte of the id (the fan-out key of a pack index).
+    package var firstByte: UInt8 { bytes.0 }
+
+    package static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        withUnsafeBytes(of: lhs.bytes) { l in withUnsafeBytes(of: rhs.bytes) { r in l.elementsEqual(r) } }
+    }
+
+    package static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
+        withUnsafeBytes(of: lhs.bytes) { l in withUnsafeBytes(of: rhs.bytes) { r in l.lexicographicallyPrecedes(r) } }
+    }
+
+    package func hash(into hasher: inout Hasher) {
+        withUnsafeBytes(of: bytes) { hasher.combine(bytes: $0) }
+    }
+}
+
+extension ObjectID {
+    /// The id of the empty tree, the same in every repository.
+    package static let emptyTreeHex = "4b825dc642cb6eb9a060e54bf8d69288fbee4904"
+
+    /// The id git would give `bytes` stored as a blob (`git hash-object --stdin`), without
+    /// writing anything.
+    package static func blobHash(of bytes: [UInt8]) -> ObjectID {
+        bytes.withUnsafeBytes { hash(of: $0, kind: .blob) }
+    }
+
+    /// The id of an object of `kind` holding `bytes`: the SHA-1 of git's header (`blob 12\0`)
+    /// and the bytes. Computed with the hardware's SHA-1 (swift-crypto) for objects written
+    /// here, rather than libgit2's slower collision-detecting one, which stays on for what is
+    /// read from disk or a remote.
+    package static func hash(of bytes: UnsafeRawBufferPointer, kind: ObjectKind) -> ObjectID {
+        var hasher = Insecure.SHA1()
+        hasher.update(data: Array("\(kind.name) \(bytes.count)\0".utf8))
+        hasher.update(bufferPointer: bytes)
+        return ObjectID(copying: Array(hasher.finalize())) ?? .zero  // a SHA-1 is always 20 bytes
+    }
+}

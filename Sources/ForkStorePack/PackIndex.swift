@@ -1,0 +1,146 @@
+import Foundation
+
+/// A version-2 pack index, read where it lies in the file (mapped, not copied): the fan-out
+/// table, the sorted object ids, their CRC-32s, their offsets in the pack (those past 2 GB in
+/// a table of 8-byte offsets), the pack's checksum and the index's own.
+///
+/// One reader serves both uses: looking an id up (``offset(of:)``) and walking the pack's
+/// entries in the order they lie in it (``entriesInPackOrder()``). The layout is checked when
+/// the index is opened, so no later read goes outside the file.
+package struct PackIndex {
+    /// One entry: an object's id, where its entry starts in the pack, and the CRC-32 of the
+    /// entry's bytes.
+    package struct Entry: Sendable, Equatable {
+        package var id: ObjectID
+        package var offset: Int
+        package var crc: UInt32
+
+        package init(id: ObjectID, offset: Int, crc: UInt32) { (self.id, self.offset, self.crc) = (id, offset, crc) }
+    }
+
+    static let magic: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
+    static let idsStart = 8 + 256 * 4
+
+    private let data: Data
+    package let path: String
+    /// How many objects the pack holds.
+    package let count: Int
+    private let largeOffsets: Int
+
+    /// Opens the index at `path`.
+    package init(path: String) throws(PackError) {
+        let data: Data
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
+            throw PackError(.system, path: path, "cannot be read: \(error.localizedDescription)")
+        }
+        try self.init(data: data, path: path)
+    }
+
+    /// Reads an index held in memory; `path` names it in errors.
+    package init(data: Data, path: String) throws(PackError) {
+        guard data.count >= Self.idsStart + 40, data.prefix(8).elementsEqual(Self.magic) else {
+            throw .damaged(path, "not a version-2 pack index")
+        }
+        var previous = 0
+        var count = 0
+        try data.withBytes { (raw) throws(PackError) in
+            for slot in 0..<256 {
+                let value = Self.integer(raw, at: 8 + slot * 4)
+                guard value >= previous else { throw .damaged(path, "its fan-out table decreases") }
+                previous = value
+            }
+            count = previous
+        }
+        let fixed = Self.idsStart + count * 28 + 40
+        guard data.count >= fixed, (data.count - fixed) % 8 == 0 else {
+            throw .damaged(path, "its size does not fit its \(count) entries")
+        }
+        (self.data, self.path, self.count, largeOffsets) = (data, path, count, (data.count - fixed) / 8)
+    }
+
+    /// The object count of a version-2 pack index (the last entry of its fan-out table),
+    /// reading only its first kilobyte; nil when it is not one.
+    package static func objectCount(at path: String) -> Int? {
+        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
+        defer { try? handle.close() }
+        guard let header = try? handle.read(upToCount: idsStart), header.count == idsStart, header.prefix(8).elementsEqual(magic)
+        else { return nil }
+        return header.suffix(4).reduce(0) { $0 << 8 | Int($1) }
+    }
+
+    private static func integer(_ raw: UnsafeRawBufferPointer, at position: Int) -> Int {
+        Int(raw[position]) << 24 | Int(raw[position + 1]) << 16 | Int(raw[position + 2]) << 8 | Int(raw[position + 3])
+    }
+
+    private var crcsStart: Int { Self.idsStart + count * 20 }
+    private var offsetsStart: Int { crcsStart + count * 4 }
+    private var largeStart: Int { offsetsStart + count * 4 }
+
+    /// The id of the `number`th entry in id order.
+    package func id(at number: Int) -> ObjectID {
+        data.withUnsafeBytes { raw in
+            ObjectID(copying: UnsafeRawBufferPointer(rebasing: raw[Self.idsStart + number * 20..<Self.idsStart + number * 20 + 20]))
+        } ?? .zero
+    }
+
+    /// The `number`th entry in id order.
+    package func entry(at number: Int) throws(PackError) -> Entry {
+        try data.withBytes { (raw) throws(PackError) in
+            var offset = Self.integer(raw, at: offsetsStart + number * 4)
+            if offset & 0x8000_0000 != 0 {
+                let slot = offset & 0x7FFF_FFFF
+                guard slot < largeOffsets else { throw .damaged(path, "a large offset points outside it") }
+                let position = largeStart + slot * 8
+                offset = Self.integer(raw, at: position) << 32 | Self.integer(raw, at: position + 4)
+                guard offset >= 0x8000_0000 else { throw .damaged(path, "a large offset is below 2 GB") }
+            }
+            return Entry(id: id(at: number), offset: offset, crc: UInt32(Self.integer(raw, at: crcsStart + number * 4)))
+        }
+    }
+
+    /// Where `id`'s entry starts in the pack, or nil when the pack does not hold it.
+    package func offset(of id: ObjectID) -> Int? {
+        guard let number = number(of: id) else { return nil }
+        return try? entry(at: number).offset
+    }
+
+    /// The position of `id` in id order, or nil when the pack does not hold it.
+    package func number(of id: ObjectID) -> Int? {
+        withUnsafeBytes(of: id.bytes) { wanted in
+            data.withUnsafeBytes { raw -> Int? in
+                guard let base = raw.baseAddress, let wanted = wanted.baseAddress else { return nil }
+                let first = Int(id.firstByte)
+                var low = first == 0 ? 0 : Self.integer(raw, at: 8 + (first - 1) * 4)
+                var high = Self.integer(raw, at: 8 + first * 4)
+                while low < high {
+                    let middle = (low + high) / 2
+                    let order = memcmp(base + Self.idsStart + middle * 20, wanted, 20)
+                    if order == 0 { return middle }
+                    if order < 0 { low = middle + 1 } else { high = middle }
+                }
+                return nil
+            }
+        }
+    }
+
+    /// Every entry, in the order the entries lie in the pack.
+    package func entriesInPackOrder() throws(PackError) -> [Entry] {
+        var entries: [Entry] = []
+        entries.reserveCapacity(count)
+        for number in 0..<count { entries.append(try entry(at: number)) }
+        entries.sort { $0.offset < $1.offset }
+        for (earlier, later) in zip(entries, entries.dropFirst()) where earlier.offset == later.offset {
+            throw .damaged(path, "two objects start at offset \(later.offset)")
+        }
+        return entries
+    }
+
+    /// The checksum of the pack this index describes (the pack's last 20 bytes).
+    package var packChecksum: [UInt8] { Array(data[data.endIndex - 40..<data.endIndex - 20]) }
+
+    /// The index's own checksum (its last 20 bytes): the SHA-1 of everything before it.
+    package var checksum: [UInt8] { Array(data[data.endIndex - 20..<data.endIndex]) }
+
+    /// The bytes the index's own checksum covers.
+    var checkedBytes: Data { data[data.startIndex..<data.endIndex - 20] }
+}

@@ -1,0 +1,206 @@
+internal import Crypto
+import Foundation
+
+/// Reads the objects of one pack through its index: each entry inflated, each delta applied to
+/// its base, in pure Swift. Its use is to read a pack back before anything it replaces is
+/// removed (``verify()``), checking every byte against what the index and the pack claim.
+package struct PackReader {
+    /// An object read from the pack.
+    package struct Object {
+        package var kind: ObjectKind
+        package var bytes: [UInt8]
+
+        package init(kind: ObjectKind, bytes: [UInt8]) { (self.kind, self.bytes) = (kind, bytes) }
+    }
+
+    package let path: String
+    private let data: Data
+    private let index: PackIndex
+    /// Each entry, in the order the entries lie in the pack.
+    private let entries: [PackIndex.Entry]
+    /// The entry starting at each offset, by its position in ``entries``.
+    private let entryAtOffset: [Int: Int]
+    /// The largest object or delta it inflates or rebuilds.
+    private let maximumObjectSize: Int
+    /// Reads a delta's base that is not in this pack (a reference delta against an object of
+    /// the repository); nil when there is none.
+    private let externalBase: (ObjectID) -> Object?
+
+    /// A reader of the pack at `path`, described by `index`. Objects and deltas larger than
+    /// `maximumObjectSize` are refused before memory is taken for them.
+    package init(
+        pack path: String, index: PackIndex, maximumObjectSize: Int = Int(UInt32.max),
+        externalBase: @escaping (ObjectID) -> Object? = { _ in nil }
+    ) throws(PackError) {
+        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
+            throw PackError(.system, path: path, "cannot be read: \(error.localizedDescription)")
+        }
+        guard data.count >= 32, data.prefix(4).elementsEqual("PACK".utf8), data[data.startIndex + 7] == 2 || data[data.startIndex + 7] == 3,
+            data[data.startIndex + 4..<data.startIndex + 7].allSatisfy({ $0 == 0 })
+        else { throw .damaged(path, "not a version-2 pack") }
+        let declared = data[data.startIndex + 8..<data.startIndex + 12].reduce(0) { $0 << 8 | Int($1) }
+        guard declared == index.count else {
+            throw .damaged(path, "its header counts \(declared) objects, its index \(index.count)")
+        }
+        entries = try index.entriesInPackOrder()
+        var entryAtOffset: [Int: Int] = [:]
+        entryAtOffset.reserveCapacity(entries.count)
+        for (number, entry) in entries.enumerated() {
+            guard entry.offset >= 12, entry.offset < data.count - 20 else { throw .damaged(path, "its index places an entry outside it") }
+            entryAtOffset[entry.offset] = number
+        }
+        (self.path, self.index, self.entryAtOffset, self.maximumObjectSize, self.externalBase) =
+            (path, index, entryAtOffset, maximumObjectSize, externalBase)
+    }
+
+    /// Reads the whole pack back, as git's `index-pack` would: the pack's checksum and the
+    /// index's, the index's checksum of the pack, each entry's CRC-32, and every object —
+    /// inflated, its deltas applied — hashed to the id the index gives it. Returns how many
+    /// objects it read.
+    @discardableResult
+    package func verify() throws(PackError) -> Int {
+        let trailer = data.count - 20
+        let checksum = Array(data[(data.startIndex + trailer)...])
+        guard Array(Insecure.SHA1.hash(data: data[data.startIndex..<data.startIndex + trailer])) == checksum else {
+            throw .damaged(path, "its checksum does not match its bytes")
+        }
+        guard checksum == index.packChecksum else {
+            throw .damaged(path, "its index was made for another pack")
+        }
+        guard Array(Insecure.SHA1.hash(data: index.checkedBytes)) == index.checksum else {
+            throw .damaged(index.path, "its checksum does not match its bytes")
+        }
+        var cache = ObjectCache()
+        let inflater = try Inflater()
+        for number in entries.indices {
+            let entry = entries[number]
+            let next = number + 1 < entries.count ? entries[number + 1].offset : trailer
+            let crc = data.withUnsafeBytes { crc32(of: UnsafeRawBufferPointer(rebasing: $0[entry.offset..<next])) }
+            guard crc == entry.crc else { throw .damaged(path, "object \(entry.id.hex) does not match its CRC-32") }
+            let object = try resolve(number, cache: &cache, inflater: inflater)
+            let id = object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: object.kind) }
+            guard id == entry.id else { throw .damaged(path, "the entry at \(entry.offset) holds \(id.hex), not \(entry.id.hex)") }
+        }
+        return entries.count
+    }
+
+    /// The object `id`, or nil when the pack does not hold it.
+    package func object(_ id: ObjectID) throws(PackError) -> Object? {
+        guard let offset = index.offset(of: id), let number = entryAtOffset[offset] else { return nil }
+        var cache = ObjectCache()
+        return try resolve(number, cache: &cache, inflater: try Inflater())
+    }
+
+    /// What one entry says: its header, where its data starts, and for a delta its base.
+    private enum Base {
+        case none
+        case entry(Int)
+        case external(ObjectID)
+    }
+
+    private func parse(_ number: Int) throws(PackError) -> (header: EntryHeader, base: Base, data: Range<Int>) {
+        let entry = entries[number]
+        let end = number + 1 < entries.count ? entries[number + 1].offset : data.count - 20
+        return try data.withBytes { (pack) throws(PackError) in
+            let bytes = UnsafeRawBufferPointer(rebasing: pack[entry.offset..<end])
+            var (header, cursor) = try EntryHeader.decode(bytes)
+            guard header.size <= maximumObjectSize else {
+                throw PackError(.tooLarge, path: path, "object \(entry.id.hex) is \(header.size) bytes, over the limit of \(maximumObjectSize)")
+            }
+            var base = Base.none
+            switch header.type {
+            case .offsetDelta:
+                let (distance, length) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: bytes[cursor...]))
+                cursor += length
+                guard distance > 0, distance <= entry.offset, let found = entryAtOffset[entry.offset - distance] else {
+                    throw .damaged(path, "the delta at \(entry.offset) names no entry before it as its base")
+                }
+                base = .entry(found)
+            case .referenceDelta:
+                guard let id = ObjectID(copying: bytes[cursor...]) else { throw .damaged(path, "the delta at \(entry.offset) is cut short") }
+                cursor += 20
+                if let offset = index.offset(of: id), let found = entryAtOffset[offset] { base = .entry(found) } else { base = .external(id) }
+            default:
+                break
+            }
+            return (header, base, entry.offset + cursor..<end)
+        }
+    }
+
+    /// The object of entry `number`: its chain of deltas followed back to a whole object (or
+    /// one in `cache`), then applied forward.
+    private func resolve(_ number: Int, cache: inout ObjectCache, inflater: Inflater) throws(PackError) -> Object {
+        var chain: [(number: Int, delta: Range<Int>, size: Int)] = []
+        var current = number
+        var object: Object
+        walk: while true {
+            if let cached = cache[current] {
+                object = cached
+                break walk
+            }
+            let (header, base, range) = try parse(current)
+            switch base {
+            case .none:
+                guard let kind = header.type.kind else { throw .damaged(path, "an entry has no kind") }
+                object = Object(kind: kind, bytes: try inflate(range, size: header.size, inflater: inflater))
+                cache[current] = object
+                break walk
+            case .entry(let found):
+                chain.append((current, range, header.size))
+                // Offset deltas only point back, so only reference deltas can make a loop.
+                guard chain.count <= entries.count else { throw .damaged(path, "its deltas make a loop") }
+                current = found
+            case .external(let id):
+                chain.append((current, range, header.size))
+                guard let found = externalBase(id) else {
+                    throw .damaged(path, "a delta's base \(id.hex) is neither in the pack nor in the repository")
+                }
+                object = found
+                break walk
+            }
+        }
+        for link in chain.reversed() {
+            let delta = try inflate(link.delta, size: link.size, inflater: inflater)
+            let bytes = try delta.withBytes { (delta) throws(PackError) in
+                try object.bytes.withBytes { (base) throws(PackError) in try Delta.apply(delta, to: base, maximumSize: maximumObjectSize) }
+            }
+            object = Object(kind: object.kind, bytes: bytes)
+            cache[link.number] = object
+        }
+        return object
+    }
+
+    private func inflate(_ range: Range<Int>, size: Int, inflater: Inflater) throws(PackError) -> [UInt8] {
+        do throws(PackError) {
+            let (bytes, consumed) = try data.withBytes { (pack) throws(PackError) in
+                try inflater.inflate(UnsafeRawBufferPointer(rebasing: pack[range]), size: size)
+            }
+            guard consumed == range.count else { throw PackError.damaged(nil, "an entry holds bytes after its compressed data") }
+            return bytes
+        } catch {
+            throw PackError(error.code, path: path, "at \(range.lowerBound): \(error.message)")
+        }
+    }
+}
+
+/// The objects a reader rebuilt last, by entry, up to a budget of bytes: delta bases are
+/// usually read just before their deltas, so a small cache spares re-reading chains. Emptied
+/// whole when full, which is simple and keeps memory bounded.
+private struct ObjectCache {
+    private var objects: [Int: PackReader.Object] = [:]
+    private var bytes = 0
+    private let budget = 32 << 20
+
+    subscript(number: Int) -> PackReader.Object? {
+        get { objects[number] }
+        set {
+            guard let newValue, newValue.bytes.count <= budget else { return }
+            if bytes + newValue.bytes.count > budget {
+                objects.removeAll(keepingCapacity: true)
+                bytes = 0
+            }
+            objects[number] = newValue
+            bytes += newValue.bytes.count
+        }
+    }
+}

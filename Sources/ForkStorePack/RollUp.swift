@@ -1,0 +1,78 @@
+import Foundation
+
+/// Rolling many packs into one, as `git repack --geometric=2` does, with the pack format's
+/// promise kept: nothing is removed before its replacement has been read back.
+package enum RollUp {
+    /// How many packs an object database may hold before small ones are rolled into one.
+    package static let packsBefore = 16
+
+    /// The packs to roll into one so that, smallest first, each remaining pack holds at least
+    /// twice as many objects as all smaller ones together: small packs (every fetch and push
+    /// adds one) merge often and cheaply, large ones rarely. Kept packs are left alone.
+    package static func packsToRollUp(_ packs: [PackFile]) -> [PackFile] {
+        let candidates = packs.filter { !$0.isKept }
+        var total = 0, split = 0
+        for (index, pack) in candidates.enumerated() {
+            if index > 0, pack.objectCount < 2 * total { split = index + 1 }
+            total += pack.objectCount
+        }
+        return split >= 2 ? Array(candidates.prefix(split)) : []
+    }
+
+    /// Writes the objects of `packs` into one new pack in `folder`, reads it back, and only
+    /// then removes them; returns how many objects the new pack holds.
+    ///
+    /// The packs' entries are copied as they are, compressed data and deltas included, so no
+    /// object is inflated and searched for deltas again: only the distances of offset deltas
+    /// are rewritten, and an object found in an earlier pack is left out. Each entry is checked
+    /// against the CRC-32 its index holds, so a damaged pack is refused, not copied. Then the
+    /// new pack is read back whole (``PackReader/verify()``): every entry inflates, every delta
+    /// resolves, every object hashes to the id its index gives. If that fails, the new pack is
+    /// removed, the old ones stay, and the failure is thrown. Readers keep working throughout:
+    /// every object is in a verified pack before an old pack goes, and a killed roll-up leaves
+    /// only temporary files beside the packs it did not remove.
+    ///
+    /// - Parameters:
+    ///   - externalBase: reads an object of the repository that a reference delta of these
+    ///     packs is made against, when the packs do not hold it.
+    ///   - beforeReadBack: for tests: called with the new pack's path before it is read back.
+    @discardableResult
+    package static func rollUp(
+        _ packs: [PackFile], in folder: String, fsync: Bool,
+        externalBase: @escaping (ObjectID) -> PackReader.Object? = { _ in nil },
+        beforeReadBack: ((String) -> Void)? = nil
+    ) throws(PackError) -> Int {
+        guard packs.count >= 2 else { return 0 }
+        var indexes: [PackIndex] = []
+        var unique = Set<ObjectID>()
+        for pack in packs {
+            let index = try PackIndex(path: pack.base + ".idx")
+            indexes.append(index)
+            for number in 0..<index.count { unique.insert(index.id(at: number)) }
+        }
+        let writer = try PackWriter(directory: folder, objectCount: unique.count, fsync: fsync)
+        unique = []
+        var written: [ObjectID: Int] = [:]
+        for (pack, index) in zip(packs, indexes) {
+            try writer.copy(pack: pack.base + ".pack", index: index, skippingAndRecording: &written)
+        }
+        let base = (folder.hasSuffix("/") ? folder : folder + "/") + "pack-" + (try writer.finish())
+        // Identical objects in identical order make an identical pack: one of the sources.
+        let isSource = packs.contains { $0.base == base }
+        do throws(PackError) {
+            beforeReadBack?(base + ".pack")
+            try PackReader(pack: base + ".pack", index: PackIndex(path: base + ".idx"), externalBase: externalBase).verify()
+        } catch {
+            if !isSource {
+                // The index first: without it, no reader uses the pack.
+                unlink(base + ".idx")
+                unlink(base + ".pack")
+            }
+            throw PackError(error.code, path: error.path, "the rolled-up pack did not read back, the old packs are kept: \(error.message)")
+        }
+        for pack in packs where pack.base != base {
+            for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
+        }
+        return written.count
+    }
+}
