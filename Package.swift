@@ -119,6 +119,10 @@ let package = Package(
             dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
+            name: "ForkStorePackTests",
+            dependencies: ["ForkStorePack", "ForkStoreTestSupport"]
+        ),
+        .testTarget(
             name: "ForkStoreMergeTests",
             dependencies: ["ForkStoreMerge", "ForkStoreMergeTesting", "ForkStoreTestSupport"]
         ),

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what ForkStore needs to build, if it is missing: libgit2 (with pkg-config), SQLite
+# Installs what ForkStore needs to build, if it is missing: libgit2 (with pkg-config), zlib (for
+# the pack format), SQLite
 # (for the query index, through GRDB) and git. With --test-servers, also the servers the tests start on 127.0.0.1: lighttpd (for
 # git http-backend, over http and, with its mod_openssl, https), sshd, gitolite3 (per-user access over ssh) and openssl. Safe to run again; it does nothing when all is there.
 set -euo pipefail
@@ -9,6 +10,7 @@ command -v git >/dev/null 2>&1 || need+=(git)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libgit2 2>/dev/null || need+=(libgit2-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)
+pkg-config --exists zlib 2>/dev/null || need+=(zlib1g-dev)
 if [ "${1:-}" = "--test-servers" ]; then
   [ -x /usr/sbin/lighttpd ] || need+=(lighttpd)
   [ -f /usr/lib/lighttpd/mod_openssl.so ] || need+=(lighttpd-mod-openssl)
