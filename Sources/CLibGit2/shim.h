@@ -7,6 +7,12 @@
 #include <git2/sys/odb_backend.h>
 #include <git2/sys/stream.h>
 #include <git2/sys/transport.h>
+// libgit2 1.8 moved git_error_clear and git_error_set_str out of git2/errors.h into a header of
+// their own (1.5 has no such header).
+#if __has_include(<git2/sys/errors.h>)
+#include <git2/sys/errors.h>
+#endif
+#include <stddef.h>
 #include <zlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +43,29 @@ static inline int forkstore_git_set_mwindow_mapped_limit(size_t bytes) {
 // members are laid out as libgit2's own socket stream (`git_socket_stream`: the stream, host,
 // port, socket), because libgit2's ssh transport reaches into a stream for its socket, which
 // it hands to libssh2.
+//
+// `git_socket_stream` is private to libgit2 (src/libgit2/streams/socket.h), so nothing but
+// this check keeps the copy honest. Verified for:
+// - libgit2 1.5.1: Debian 12's source package (1.5.1+ds), src/libgit2/streams/socket.h is
+//   `{ git_stream parent; char *host; char *port; GIT_SOCKET s; }`, GIT_SOCKET is `int` on
+//   Unix (src/util/unix/posix.h), and transports/ssh.c takes `socket->s` of
+//   `GIT_CONTAINER_OF(io, git_socket_stream, parent)` for libssh2_session_handshake;
+// - libgit2 1.8.4: the same four members in libgit2's src/libgit2/streams/socket.h of the
+//   1.7/1.8 series (the socket.c beside it fills git_stream's timeout fields, new in 1.7), and
+//   transports/ssh_libssh2.c reads `socket->s` the same way;
+// - both Debian builds (libgit2.so.1.5.1 of bookworm, libgit2.so.1.8.4 of bookworm-backports):
+//   the instruction before their call to libssh2_session_handshake loads the socket from
+//   byte 88 (0x58) of the stream (objdump -d), which is where `descriptor` sits (asserted
+//   below for x86-64), and the ssh tests sync through this stream on both.
+// git_stream itself is public and differs between the two (1.8 packs encrypted/proxy_support
+// into bit fields and adds timeout/connect_timeout); `parent` follows the header compiled
+// against. Another version: read its socket.h and ssh transport, then add it here.
+#if !defined(LIBGIT2_VER_MAJOR) || !defined(LIBGIT2_VER_MINOR)
+#error "ForkStore: libgit2's version macros are missing; forkstore_socket_stream is verified against libgit2 1.5 and 1.8 only"
+#elif !(LIBGIT2_VER_MAJOR == 1 && (LIBGIT2_VER_MINOR == 5 || LIBGIT2_VER_MINOR == 8))
+#error "ForkStore: forkstore_socket_stream copies the layout of libgit2's private git_socket_stream, verified for libgit2 1.5 and 1.8 only; verify this libgit2's src/libgit2/streams/socket.h and its ssh transport, then add the version to the check in Sources/CLibGit2/shim.h"
+#endif
+
 typedef struct forkstore_socket_stream {
     git_stream parent;
     char *host;
@@ -45,6 +74,15 @@ typedef struct forkstore_socket_stream {
     int connect_timeout_ms;
     int io_timeout_ms;
 } forkstore_socket_stream;
+
+_Static_assert(offsetof(forkstore_socket_stream, host) == sizeof(git_stream),
+    "forkstore_socket_stream: host must follow the git_stream, as in libgit2's git_socket_stream");
+_Static_assert(offsetof(forkstore_socket_stream, descriptor) == sizeof(git_stream) + 2 * sizeof(char *),
+    "forkstore_socket_stream: the socket must follow host and port, as in libgit2's git_socket_stream");
+#if defined(__x86_64__)
+_Static_assert(offsetof(forkstore_socket_stream, descriptor) == 88,
+    "forkstore_socket_stream: libgit2 1.5.1 and 1.8.4's ssh transports read the socket at byte 88");
+#endif
 
 // An object database backend that reads a repository's objects and writes nothing: the batch
 // handle of Repository+Batching.swift puts it behind a mempack. It reads through a pack backend
