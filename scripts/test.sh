@@ -2,8 +2,41 @@
 # Runs every test: installs what is missing (libgit2, git, and the servers the exchange tests
 # start on 127.0.0.1: lighttpd + git http-backend, sshd), builds, and runs the Swift Testing
 # suites, the bounded soak test included. Exits non-zero on any failure.
+#
+# Against the system's libgit2 (Debian 12: 1.5.1) by default. With LIBGIT2=1.8, against
+# libgit2 1.8 (Debian 12's bookworm-backports: 1.8.4), installed beside the system's by
+# scripts/libgit2-1.8.sh and built in .build-libgit2-1.8, with an rpath to it; the run checks
+# that the test binary loads that libgit2 and no other. Arguments go to `swift test`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
-swift build --build-tests
-swift test --skip-build "$@"
+
+build=()
+case "${LIBGIT2:-}" in
+  "" | system) ;;
+  1.8)
+    eval "$(bash scripts/libgit2-1.8.sh)"
+    build=(--scratch-path .build-libgit2-1.8 -Xlinker -rpath -Xlinker "$LIBGIT2_18_LIBDIR")
+    # The suite's own check of the libgit2 it runs on (LibgitVersionTests).
+    export FORKSTORE_EXPECT_LIBGIT2=1.8
+    ;;
+  *)
+    echo "LIBGIT2 is '${LIBGIT2}': leave it unset for the system's libgit2, or set it to 1.8." >&2
+    exit 2
+    ;;
+esac
+
+swift build "${build[@]}" --build-tests
+
+if [ "${LIBGIT2:-}" = 1.8 ]; then
+  bin="$(swift build "${build[@]}" --show-bin-path)"
+  tests="$(find "$bin" -maxdepth 1 -name '*PackageTests.xctest' | head -1)"
+  loaded="$(env -u LD_LIBRARY_PATH ldd "$tests" | awk '/libgit2/ { print $3 }')"
+  if [ "$loaded" != "$LIBGIT2_18_LIBDIR/libgit2.so.1.8" ]; then
+    echo "The tests would load libgit2 from '${loaded}', not $LIBGIT2_18_LIBDIR/libgit2.so.1.8." >&2
+    exit 1
+  fi
+  echo "libgit2: $loaded" >&2
+fi
+
+swift test "${build[@]}" --skip-build "$@"
