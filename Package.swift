@@ -64,7 +64,7 @@ let package = Package(
         // The migration-testing kit: history replay, fixtures, schema snapshots.
         .target(name: "ForkStoreMigrationTesting", dependencies: ["ForkStore"]),
         // Sync with git remotes.
-        .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "ForkStoreGit"]),
+        .target(name: "ForkStoreExchange", dependencies: ["ForkStore"]),
         // Indexed queries and live results over record collections: a SQLite cache (GRDB)
         // beside the repository, which stays the truth.
         .target(

@@ -1,5 +1,4 @@
 import ForkStore
-import ForkStoreGit
 import Foundation
 
 extension Exchange {
@@ -123,8 +122,8 @@ extension Exchange {
     private func step<Result>(_ body: () throws -> Result) throws(ExchangeError) -> Result {
         do {
             return try body()
-        } catch let error as GitError {
-            throw classify(error)
+        } catch let failure as TransferFailure {
+            throw exchangeError(for: failure)
         } catch let error as StoreError {
             throw Self.translate(error)
         } catch {
@@ -203,58 +202,26 @@ extension Exchange {
         return .store(error)
     }
 
-    /// Sorts a libgit2 failure into what the app can act on, with secrets scrubbed: by
-    /// libgit2's error code first, then by the part of libgit2 that failed, and only then by
-    /// the words of the message (what a server said arrives as text).
-    func classify(_ error: GitError) -> ExchangeError {
-        let reason = Remote.redacted(remote.credentials?.scrubbed(error.message) ?? error.message)
+    /// What a failed transfer means to the app, one case for one case, with secrets scrubbed
+    /// (the credentials, and any user or password in a URL the server echoed). The failure
+    /// was sorted where it was received (``TransferFailure``); nothing here reads its words.
+    func exchangeError(for failure: TransferFailure) -> ExchangeError {
+        let reason = Remote.redacted(remote.credentials?.scrubbed(failure.reason) ?? failure.reason)
         let url = remote.url
-        switch error.code {
-        case .authentication: return .authenticationFailed(remote: url, reason: reason)
-        case .certificate: return .serverNotTrusted(remote: url, reason: reason)
-        default: break
-        }
-        let lower = reason.lowercased()
-        if lower.contains("cannot redirect") {
-            return .transport(
+        return switch failure {
+        case .authentication: .authenticationFailed(remote: url, reason: reason)
+        case .untrustedServer: .serverNotTrusted(remote: url, reason: reason)
+        case .accessDenied: .accessDenied(remote: url, reason: reason)
+        case .notARepository: .notARepository(remote: url, reason: reason)
+        case .corruptData: .corruptData(remote: url, reason: reason)
+        case .unreachable: .offline(remote: url, reason: reason)
+        case .redirectRefused:
+            .transport(
                 remote: url,
                 reason: "the remote redirected to another host, which is not followed: credentials go to the remote's own origin only (\(reason))")
+        case .transport: .transport(remote: url, reason: reason)
         }
-        if Self.deniedWords.contains(where: lower.contains) {
-            return .accessDenied(remote: url, reason: reason)
-        }
-        if Self.notRepositoryWords.contains(where: lower.contains) {
-            return .notARepository(remote: url, reason: reason)
-        }
-        if error.category == .objectData || Self.corruptWords.contains(where: lower.contains) {
-            return .corruptData(remote: url, reason: reason)
-        }
-        if Self.unreachableWords.contains(where: lower.contains) {
-            return .offline(remote: url, reason: reason)
-        }
-        return .transport(remote: url, reason: reason)
     }
-
-    /// How servers say that the user may not do this (gitolite, HTTP, hooks).
-    private static let deniedWords = [" denied by ", "permission denied", "access denied", "403", "forbidden"]
-    /// How servers and transports say that a repository is not there.
-    private static let notRepositoryWords = [
-        "404", "repository not found", "no such repository", "not a git repository",
-        "does not appear to be a git repository", "repository not exported", "could not find repository",
-        "is this a git repository",
-    ]
-    /// How a server's pack or its index-pack says the data is damaged.
-    private static let corruptWords = [
-        "corrupt", "bad object", "inflate", "zlib", "checksum", "invalid pack", "bad pack", "object not found",
-        "no match for id", "missing object", "index-pack", "unpack-objects", "pack-objects died",
-        "did not receive expected object",
-    ]
-    /// How sockets and transports say the other end is out of reach.
-    private static let unreachableWords = [
-        "failed to connect", "connection refused", "could not resolve", "timed out", "timeout",
-        "network is unreachable", "failed to resolve address", "early eof", "connection reset", "broken pipe",
-        "unexpected eof", "failed to send request", "failed to start ssh session", "ssh session", "error sending data",
-    ]
 }
 
 extension Duration {

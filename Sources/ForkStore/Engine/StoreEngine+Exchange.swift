@@ -20,8 +20,8 @@ extension StoreEngine {
 
     /// Fetches the remote's `main` into the transfer repository and returns its head; nil when
     /// the remote has no `main` yet (an empty remote). A bare repository in a local folder
-    /// (`localPath`) is read directly (see ``LocalRemote``). Throws `GitError` for transfer
-    /// failures.
+    /// (`localPath`) is read directly (see ``LocalRemote``). Throws ``TransferFailure`` when
+    /// the transfer fails (sorted where it was received), ``StoreError`` otherwise.
     package func fetchRemoteMain(from url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> CommitID? {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
@@ -42,7 +42,9 @@ extension StoreEngine {
             }
             try repository.fetch(
                 from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions)
-            return try repository.resolveReference(Self.incomingReference).map(CommitID.init)
+            return try git("reading the fetched head") { () throws(GitError) in
+                try repository.resolveReference(Self.incomingReference).map(CommitID.init)
+            }
         }
     }
 
@@ -125,25 +127,25 @@ extension StoreEngine {
     /// or rejected by the server for another reason. A bare repository in a local folder
     /// (`localPath`) is written directly (see ``LocalRemote``); `git://`, `http(s)://` and
     /// `ssh://` get our own pack (``Repository/sendPack(_:toMainOf:options:)``). Throws
-    /// `GitError` for transfer failures.
+    /// ``TransferFailure`` when the transfer fails (sorted where it was received),
+    /// ``StoreError`` otherwise.
     package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> PushOutcome {
         try withTransferRepository { repository -> PushOutcome in
-            try repository.refreshObjects()
+            try git("preparing the push") { () throws(GitError) in try repository.refreshObjects() }
             if let remote = LocalRemote(localPath) {
                 return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
             }
             if Repository.speaksSmartProtocol(url) {
                 return try repository.sendPack(head.objectID, toMainOf: url, options: remoteOptions)
             }
-            try repository.removeReference(Self.outgoingReference)
-            try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")
-            do {
-                let result = try repository.push(
-                    to: url, refspecs: ["\(Self.outgoingReference):\(Fork.main.referenceName)"], options: remoteOptions)
-                return result.rejected.values.first.map(PushOutcome.fromServer) ?? .accepted
-            } catch let error as GitError where error.code == .nonFastForward {
-                return .behind(error.message)
+            try git("preparing the push") { () throws(GitError) in
+                try repository.removeReference(Self.outgoingReference)
+                try repository.updateReference(Self.outgoingReference, to: head.objectID, expecting: nil, logMessage: "forkstore: push")
             }
+            let result = try repository.push(
+                to: url, refspecs: ["\(Self.outgoingReference):\(Fork.main.referenceName)"], options: remoteOptions)
+            if let behind = result.behind { return .behind(behind) }
+            return result.rejected.values.first.map(PushOutcome.fromServer) ?? .accepted
         }
     }
 

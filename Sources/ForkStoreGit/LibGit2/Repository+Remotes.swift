@@ -11,6 +11,10 @@ final class CallbackState {
     let options: RemoteOptions
     var credentialAttempts = 0
     var rejections: [String: String] = [:]
+    /// Set by the certificate callback when it refused the server's identity, or saw libgit2
+    /// refuse a TLS certificate: the failure that follows is the refusal, whatever code
+    /// libgit2 gives it (1.5 says `GIT_ECERTIFICATE`, 1.8 a plain -1 of class SSL).
+    var refusedServer = false
     /// What the server printed on the sideband (`remote: …` lines), kept to explain failures.
     private(set) var remoteMessages = ""
 
@@ -49,12 +53,25 @@ extension CallbackState {
 package struct PushResult: Sendable {
     /// Reference name → the server's reason, for every update the server refused.
     package var rejected: [String: String]
+    /// libgit2's reason when it found the update not a fast-forward before sending anything:
+    /// the remote moved on.
+    package var behind: String?
+
+    package init(rejected: [String: String], behind: String? = nil) {
+        self.rejected = rejected
+        self.behind = behind
+    }
 }
 
 extension Repository {
-    /// Fetches with `refspecs` from `url` without recording the remote in the config.
-    package func fetch(from url: String, refspecs: [String], options: RemoteOptions) throws(GitError) {
+    /// Fetches with `refspecs` from `url` without recording the remote in the config. A
+    /// failure is sorted here, where libgit2's code and what the server said are known.
+    package func fetch(from url: String, refspecs: [String], options: RemoteOptions) throws(TransferFailure) {
         let state = CallbackState(options: options)
+        try transferring(state) { () throws(GitError) in try fetch(from: url, refspecs: refspecs, options: options, state: state) }
+    }
+
+    private func fetch(from url: String, refspecs: [String], options: RemoteOptions, state: CallbackState) throws(GitError) {
         try withAnonymousRemote(url) { (remote) throws(GitError) in
             var fetchOptions = git_fetch_options()
             try check("git_fetch_options_init") { git_fetch_options_init(&fetchOptions, UInt32(GIT_FETCH_OPTIONS_VERSION)) }
@@ -75,9 +92,22 @@ extension Repository {
     }
 
     /// Pushes `refspecs` to `url`. Updates the server refuses (a non-fast-forward, a hook)
-    /// come back in the result rather than as an error.
-    package func push(to url: String, refspecs: [String], options: RemoteOptions) throws(GitError) -> PushResult {
+    /// come back in the result rather than as an error; a failure is sorted here, where
+    /// libgit2's code and what the server said are known.
+    package func push(to url: String, refspecs: [String], options: RemoteOptions) throws(TransferFailure) -> PushResult {
         let state = CallbackState(options: options)
+        do {
+            try push(to: url, refspecs: refspecs, options: options, state: state)
+        } catch where error.code == .nonFastForward {
+            // libgit2 checks fast-forwards itself before sending: the remote moved on.
+            return PushResult(rejected: state.rejections, behind: error.message)
+        } catch {
+            throw TransferFailure(error, refusedServer: state.refusedServer)
+        }
+        return PushResult(rejected: state.rejections)
+    }
+
+    private func push(to url: String, refspecs: [String], options: RemoteOptions, state: CallbackState) throws(GitError) {
         try withAnonymousRemote(url) { (remote) throws(GitError) in
             var pushOptions = git_push_options()
             try check("git_push_options_init") { git_push_options_init(&pushOptions, UInt32(GIT_PUSH_OPTIONS_VERSION)) }
@@ -92,7 +122,6 @@ extension Repository {
                 }
             }
         }
-        return PushResult(rejected: state.rejections)
     }
 
     func withAnonymousRemote(_ url: String, _ body: (OpaquePointer?) throws(GitError) -> Void) throws(GitError) {
@@ -132,11 +161,15 @@ extension Repository {
                 return git_credential_ssh_key_from_agent(out, username)
             }
         }
-        callbacks.certificate_check = { cert, _, _, payload in
+        callbacks.certificate_check = { cert, valid, _, payload in
             guard let payload else { return GIT_PASSTHROUGH.rawValue }
             let state = Unmanaged<CallbackState>.fromOpaque(payload).takeUnretainedValue()
             switch state.options.trust {
             case .verify:
+                // libgit2 fails the connection when it found a TLS certificate invalid and we
+                // pass (both 1.5 and 1.8). Not for ssh: 1.5 always says "invalid" for a host
+                // key, having no known_hosts check, and takes passing as accepting it.
+                if valid == 0, cert?.pointee.cert_type == GIT_CERT_X509 { state.refusedServer = true }
                 return GIT_PASSTHROUGH.rawValue
             case .acceptAny:
                 return 0
@@ -146,6 +179,7 @@ extension Repository {
                 guard hostKey.type.rawValue & GIT_CERT_SSH_SHA256.rawValue != 0 else { return -1 }
                 let actual = withUnsafeBytes(of: hostKey.hash_sha256) { Array($0) }
                 if actual == expected { return 0 }
+                state.refusedServer = true
                 git_error_set_str(Int32(GIT_ERROR_SSH.rawValue), "the server's host key does not match the pinned key")
                 return GIT_ECERTIFICATE.rawValue
             }

@@ -61,12 +61,22 @@ extension Repository {
     /// Makes `head` the `main` of the repository at `url`, sending the objects the commits
     /// since the remote's `main` add. The remote's `main` must be an ancestor of `head` that
     /// this repository holds; otherwise nothing is sent and the push is ``PushOutcome/behind(_:)``
-    /// (fetch and merge first), as it is when the remote moved during the push.
-    package func sendPack(_ head: ObjectID, toMainOf url: String, options: RemoteOptions) throws(GitError) -> PushOutcome {
+    /// (fetch and merge first), as it is when the remote moved during the push. A failure is
+    /// sorted here, where libgit2's code and what the server said are known.
+    package func sendPack(_ head: ObjectID, toMainOf url: String, options: RemoteOptions) throws(TransferFailure) -> PushOutcome {
         guard let subtransport = Self.smartSubtransport(for: url) else {
-            throw GitError(function: "push", rawCode: -1, errorClass: Int32(GIT_ERROR_NET.rawValue), message: "\(url) is not a git, http(s) or ssh URL")
+            throw .transport(reason: "\(url) is not a git, http(s) or ssh URL")
         }
         let state = CallbackState(options: options)
+        return try transferring(state) { () throws(GitError) in
+            try sendPack(head, toMainOf: url, through: subtransport, options: options, state: state)
+        }
+    }
+
+    private func sendPack(
+        _ head: ObjectID, toMainOf url: String, through subtransport: (make: git_smart_subtransport_cb, stateless: Bool),
+        options: RemoteOptions, state: CallbackState
+    ) throws(GitError) -> PushOutcome {
         var outcome = PushOutcome.accepted
         try withAnonymousRemote(url) { (remote) throws(GitError) in
             var connection = git_remote_connect_options()
