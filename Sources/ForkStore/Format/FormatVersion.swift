@@ -39,12 +39,17 @@ struct Manifest: Codable, Equatable {
         guard let data = FileManager.default.contents(atPath: path) else {
             throw StoreError.notAStore(path: storePath, reason: "it is a git repository without a \(fileName) manifest")
         }
+        return try decode(Array(data), storePath: storePath)
+    }
+
+    /// Checks a manifest's bytes, as read from the store at `storePath` (named in errors).
+    static func decode(_ data: [UInt8], storePath: String) throws(StoreError) -> Manifest {
         // Strictly: valid JSON without a key twice (decoders disagree on which one wins), then
         // the three members; unknown members are ignored.
         let manifest: Manifest
         do {
-            _ = try CanonicalJSON.parse(Array(data))
-            manifest = try JSONDecoder().decode(Manifest.self, from: data)
+            _ = try CanonicalJSON.parse(data)
+            manifest = try JSONDecoder().decode(Manifest.self, from: Data(data))
         } catch {
             throw StoreError.notAStore(path: storePath, reason: "its \(fileName) manifest is not valid JSON with format, formatVersion and resource")
         }
