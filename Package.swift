@@ -114,6 +114,16 @@ let package = Package(
             dependencies: ["ForkStore", "ForkStoreQueries", "ForkStoreTestSupport"],
             path: "Tests/StressWriter"
         ),
+        // libFuzzer targets for every parser of outside bytes: one binary, the target chosen by
+        // FORKSTORE_FUZZ_TARGET (built once, one link). Built with -sanitize=fuzzer by
+        // scripts/fuzz.sh; a plain build makes a replay tool (forkstore-fuzz <target> <files>).
+        .executableTarget(
+            name: "forkstore-fuzz",
+            dependencies: ["ForkStore", "ForkStoreGit", "CLibFuzzer"],
+            path: "Fuzz",
+            exclude: ["Corpus", "CLibFuzzer"]
+        ),
+        .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .testTarget(
             name: "ForkStoreTests",
             dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]

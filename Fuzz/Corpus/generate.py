@@ -1,0 +1,72 @@
+#!/usr/bin/env python3
+"""Writes the fuzz seed corpora (Fuzz/Corpus/<target>/) from Schema/conformance and a fresh
+Ed25519 key. Run from the package root; the files it writes are committed, so this only needs
+running again when the conformance corpus grows."""
+import base64, glob, hashlib, json, os, re, subprocess, tempfile
+
+root = os.path.dirname(os.path.abspath(__file__))
+conformance = os.path.join(root, "..", "..", "Schema", "conformance")
+
+def write(target, content, name=None):
+    folder = os.path.join(root, target)
+    os.makedirs(folder, exist_ok=True)
+    data = content.encode() if isinstance(content, str) else content
+    name = name or hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(folder, name), "wb") as f:
+        f.write(data)
+
+def fast_import_data(path):
+    """The `data <n>` payloads of a git fast-import stream: commit messages and blobs."""
+    blob = open(path, "rb").read()
+    out, i = [], 0
+    for m in re.finditer(rb"^data (\d+)\n", blob, re.M):
+        start = m.end()
+        if start < i:
+            continue
+        n = int(m.group(1))
+        out.append((blob[m.start() - 200:m.start()], blob[start:start + n]))
+        i = start + n
+    return out
+
+for name in ["messages.json", "numbers.json", "record-paths.json"]:
+    text = open(os.path.join(conformance, name), "rb").read()
+    write("json", text, name)
+    write("json-value-decoder", text, name)
+for case in json.load(open(os.path.join(conformance, "numbers.json"))):
+    write("canonical-numbers", case["literal"])
+for case in json.load(open(os.path.join(conformance, "messages.json"))):
+    write("commit-message", case["message"])
+for case in json.load(open(os.path.join(conformance, "record-paths.json"))):
+    write("record-path", case["id"])
+    write("record-path", case["path"])
+for path in sorted(glob.glob(os.path.join(conformance, "stores", "*", "forkstore.json"))):
+    write("manifest", open(path, "rb").read())
+for path in sorted(glob.glob(os.path.join(conformance, "stores", "*", "import.fi"))):
+    for before, payload in fast_import_data(path):
+        if b"\ncommitter " in before[-120:]:
+            write("commit-message", payload)
+        elif len(payload) < 2000:
+            write("json", payload)
+            write("json-value-decoder", payload)
+for text in ['{"title":"a","count":-12,"small":127,"unsigned":4294967295,"ratio":1.5e-3,"date":1e9,'
+             '"data":"AAEC","url":"https://example.com/a?b","price":12.345,"tags":["x","é"],"nested":{"k":[1,2]}}',
+             '[null,true,false,0,-0.0,1E+2,"\\u00e9\\ud83d\\ude00\\n",{"a":{}},[]]', '"\\u0000"', "\ufeff{}"]:
+    write("json", text)
+    write("json-value-decoder", text)
+
+with tempfile.TemporaryDirectory() as tmp:
+    key = os.path.join(tmp, "key")
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fuzz@example", "-f", key], check=True)
+    pub = open(key + ".pub", "rb").read()
+    private = open(key, "rb").read()
+    content = os.path.join(tmp, "content")
+    open(content, "wb").write(b"fuzz")
+    subprocess.run(["ssh-keygen", "-q", "-Y", "sign", "-n", "git", "-f", key, content], check=True)
+    signature = open(content + ".sig", "rb").read()
+    unarmor = lambda text: base64.b64decode(b"".join(l for l in text.splitlines() if not l.startswith(b"-----")))
+    write("ssh", b"\x00" + pub, "public-key-line")
+    write("ssh", b"\x01" + base64.b64decode(pub.split()[1]), "public-key-blob")
+    write("ssh", b"\x02" + unarmor(private), "private-key-wire")
+    write("ssh", b"\x03" + unarmor(signature), "signature-wire")
+    write("ssh", b"\x04" + private, "private-key-text")
+    write("ssh", b"\x04" + signature, "signature-text")
