@@ -121,7 +121,7 @@ let package = Package(
             name: "forkstore-fuzz",
             dependencies: ["ForkStore", "ForkStoreGit", "CLibFuzzer"],
             path: "Fuzz",
-            exclude: ["Corpus", "CLibFuzzer"]
+            exclude: ["Corpus", "CLibFuzzer", "README.md"]
         ),
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .testTarget(

@@ -15,6 +15,10 @@ extension FuzzTarget {
         if let clock = stamp.clock {
             check(clock.milliseconds >= 0 && clock.milliseconds < CommitStamp.limit, "clock \(clock) out of range")
         }
+        for text in parsed.trailers.values(forKey: TrailerKey.clock) {
+            guard let time = HybridTime(text) else { continue }
+            check(HybridTime(time.description) == time, "Clock \(String(reflecting: text)) reads \(time), which does not read back")
+        }
         if parsed.problem != nil {
             check(parsed.trailers.isEmpty, "a malformed message keeps trailers: \(shown(bytes))")
         }
