@@ -123,10 +123,22 @@ package struct PackIndex {
         }
     }
 
-    /// Every entry, in the order the entries lie in the pack.
+    /// Every entry, in the order the entries lie in the pack. Refuses an index whose ids are
+    /// not in strictly increasing order within the buckets its fan-out table gives: lookups
+    /// in it would miss objects it lists.
     package func entriesInPackOrder() throws(PackError) -> [Entry] {
         var entries: [Entry] = []
         entries.reserveCapacity(count)
+        try data.withBytes { (raw) throws(PackError) in
+            var bucket = 0
+            for number in 0..<count {
+                while Self.integer(raw, at: 8 + bucket * 4) <= number { bucket += 1 }
+                let id = raw.baseAddress.map { $0 + Self.idsStart + number * 20 }
+                guard let id, Int(id.load(as: UInt8.self)) == bucket, number == 0 || memcmp(id - 20, id, 20) < 0 else {
+                    throw .damaged(path, "its object ids are not in order")
+                }
+            }
+        }
         for number in 0..<count { entries.append(try entry(at: number)) }
         entries.sort { $0.offset < $1.offset }
         for (earlier, later) in zip(entries, entries.dropFirst()) where earlier.offset == later.offset {

@@ -134,6 +134,23 @@ struct PackWriterGitTests {
         #expect(shown.split(separator: "\n").map(String.init) == expected)
     }
 
+    /// Found by the pack-index fuzz target: ids out of order (within their fan-out buckets)
+    /// made lookups miss objects the index lists; such an index is refused when walked.
+    @Test func anIndexWhoseIdsAreOutOfOrderIsRefused() throws {
+        var random = SeededRandom(seed: 3)
+        let entries = (0..<3).map { PackIndex.Entry(id: ObjectID(copying: [0x44] + random.bytes(19))!, offset: 12 + $0 * 30, crc: 0) }
+        var encoded = try PackIndex.encode(entries, packChecksum: random.bytes(20))
+        let idsStart = PackIndexLayout.idsStart
+        let first = Array(encoded[idsStart..<idsStart + 20]), second = Array(encoded[idsStart + 20..<idsStart + 40])
+        encoded.replaceSubrange(idsStart..<idsStart + 40, with: second + first)
+        let index = try PackIndex(data: Data(encoded), path: "swapped.idx")
+        #expect(throws: PackError.self) { try index.entriesInPackOrder() }
+        // An id outside the bucket its first byte names.
+        encoded.replaceSubrange(idsStart..<idsStart + 40, with: first + second)
+        encoded[idsStart + 40] = 0x45
+        #expect(throws: PackError.self) { try PackIndex(data: Data(encoded), path: "bucket.idx").entriesInPackOrder() }
+    }
+
     @Test func aDamagedPackOrIndexIsRefusedWhenReadBack() throws {
         let folder = TemporaryFolder()
         let packs = folder.child("pack")
