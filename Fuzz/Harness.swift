@@ -24,6 +24,10 @@ extension FuzzTarget {
         .recordPath,
         .manifest,
         .ssh,
+        .packEntry,
+        .packIndex,
+        .delta,
+        .wire,
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

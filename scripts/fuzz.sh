@@ -48,7 +48,8 @@ for target in "${targets[@]}"; do
   [ -d "Fuzz/Corpus/$target" ] && cp Fuzz/Corpus/"$target"/* "$dir/corpus/" 2>/dev/null || true
   echo "== $target: $seconds s (log: $dir/log)" >&2
   status=0
-  FORKSTORE_FUZZ_TARGET="$target" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" \
+  # Swift's own crash backtracer would race AddressSanitizer's report of the same crash.
+  SWIFT_BACKTRACE=enable=no FORKSTORE_FUZZ_TARGET="$target" ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}" \
     "$binary" "$dir/corpus" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
     -print_final_stats=1 -artifact_prefix="$dir/artifacts/" > "$dir/log" 2>&1 || status=$?
   executions="$(sed -n 's/^stat::number_of_executed_units: *//p' "$dir/log" | tail -1)"
