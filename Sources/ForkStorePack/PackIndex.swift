@@ -7,7 +7,7 @@ import Foundation
 /// One reader serves both uses: looking an id up (``offset(of:)``) and walking the pack's
 /// entries in the order they lie in it (``entriesInPackOrder()``). The layout is checked when
 /// the index is opened, so no later read goes outside the file.
-package struct PackIndex {
+package struct PackIndex: Sendable {
     /// One entry: an object's id, where its entry starts in the pack, and the CRC-32 of the
     /// entry's bytes.
     package struct Entry: Sendable, Equatable {

@@ -1,12 +1,17 @@
 internal import Crypto
 import Foundation
+import Synchronization
 
 /// Reads the objects of one pack through its index: each entry inflated, each delta applied to
 /// its base, in pure Swift. Its use is to read a pack back before anything it replaces is
 /// removed (``verify()``), checking every byte against what the index and the pack claim.
-package struct PackReader {
+///
+/// `@unchecked Sendable` so that ``verify()`` can read slices of the pack on every core: its
+/// parts are immutable and Sendable but for `externalBase`, which reads through a repository
+/// that allows one thread at a time, and is only ever called holding `externalLock`.
+package struct PackReader: @unchecked Sendable {
     /// An object read from the pack.
-    package struct Object {
+    package struct Object: Sendable {
         package var kind: ObjectKind
         package var bytes: [UInt8]
 
@@ -25,6 +30,7 @@ package struct PackReader {
     /// Reads a delta's base that is not in this pack (a reference delta against an object of
     /// the repository); nil when there is none.
     private let externalBase: (ObjectID) -> Object?
+    private let externalLock = NSLock()
 
     /// A reader of the pack at `path`, described by `index`. Objects and deltas larger than
     /// `maximumObjectSize` are refused before memory is taken for them.
@@ -61,27 +67,48 @@ package struct PackReader {
     package func verify() throws(PackError) -> Int {
         let trailer = data.count - 20
         let checksum = Array(data[(data.startIndex + trailer)...])
-        guard Array(Insecure.SHA1.hash(data: data[data.startIndex..<data.startIndex + trailer])) == checksum else {
-            throw .damaged(path, "its checksum does not match its bytes")
-        }
         guard checksum == index.packChecksum else {
             throw .damaged(path, "its index was made for another pack")
         }
         guard Array(Insecure.SHA1.hash(data: index.checkedBytes)) == index.checksum else {
             throw .damaged(index.path, "its checksum does not match its bytes")
         }
-        var cache = ObjectCache()
-        let inflater = try Inflater()
-        for number in entries.indices {
-            let entry = entries[number]
-            let next = number + 1 < entries.count ? entries[number + 1].offset : trailer
-            let crc = data.withUnsafeBytes { crc32(of: UnsafeRawBufferPointer(rebasing: $0[entry.offset..<next])) }
-            guard crc == entry.crc else { throw .damaged(path, "object \(entry.id.hex) does not match its CRC-32") }
-            let object = try resolve(number, cache: &cache, inflater: inflater)
-            let id = object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: object.kind) }
-            guard id == entry.id else { throw .damaged(path, "the entry at \(entry.offset) holds \(id.hex), not \(entry.id.hex)") }
+        // Slices of the pack, in order, on every core; each keeps its own small cache, and a
+        // delta whose base lies in an earlier slice follows its chain back once. One more
+        // iteration hashes the whole pack meanwhile.
+        let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, entries.count / 4_096))
+        let failure = Mutex<PackError?>(nil)
+        DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
+            do throws(PackError) {
+                if slice == slices {
+                    guard Array(Insecure.SHA1.hash(data: data[data.startIndex..<data.startIndex + trailer])) == checksum else {
+                        throw .damaged(path, "its checksum does not match its bytes")
+                    }
+                    return
+                }
+                var cache = ObjectCache()
+                let inflater = try Inflater()
+                for number in slice * entries.count / slices..<(slice + 1) * entries.count / slices {
+                    if number % 1_024 == 0, failure.withLock({ $0 != nil }) { return }
+                    try check(number, trailer: trailer, cache: &cache, inflater: inflater)
+                }
+            } catch {
+                failure.withLock { $0 = $0 ?? error }
+            }
         }
+        if let error = failure.withLock({ $0 }) { throw error }
         return entries.count
+    }
+
+    /// Checks entry `number`: its CRC-32, and its object hashed to the id the index gives.
+    private func check(_ number: Int, trailer: Int, cache: inout ObjectCache, inflater: Inflater) throws(PackError) {
+        let entry = entries[number]
+        let next = number + 1 < entries.count ? entries[number + 1].offset : trailer
+        let crc = data.withUnsafeBytes { crc32(of: UnsafeRawBufferPointer(rebasing: $0[entry.offset..<next])) }
+        guard crc == entry.crc else { throw .damaged(path, "object \(entry.id.hex) does not match its CRC-32") }
+        let object = try resolve(number, cache: &cache, inflater: inflater)
+        let id = object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: object.kind) }
+        guard id == entry.id else { throw .damaged(path, "the entry at \(entry.offset) holds \(id.hex), not \(entry.id.hex)") }
     }
 
     /// The object `id`, or nil when the pack does not hold it.
@@ -152,7 +179,8 @@ package struct PackReader {
                 current = found
             case .external(let id):
                 chain.append((current, range, header.size))
-                guard let found = externalBase(id) else {
+                // The repository behind it is used from one thread at a time.
+                guard let found = externalLock.withLock({ externalBase(id) }) else {
                     throw .damaged(path, "a delta's base \(id.hex) is neither in the pack nor in the repository")
                 }
                 object = found
@@ -183,13 +211,13 @@ package struct PackReader {
     }
 }
 
-/// The objects a reader rebuilt last, by entry, up to a budget of bytes: delta bases are
-/// usually read just before their deltas, so a small cache spares re-reading chains. Emptied
-/// whole when full, which is simple and keeps memory bounded.
+/// The objects a reader rebuilt last, by entry, up to 8 MB: delta bases are usually read just
+/// before their deltas, so a small cache spares re-reading chains. Emptied whole when full,
+/// which is simple and keeps memory bounded.
 private struct ObjectCache {
     private var objects: [Int: PackReader.Object] = [:]
     private var bytes = 0
-    private let budget = 32 << 20
+    private let budget = 8 << 20
 
     subscript(number: Int) -> PackReader.Object? {
         get { objects[number] }
