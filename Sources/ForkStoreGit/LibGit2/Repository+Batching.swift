@@ -8,9 +8,7 @@ extension Repository {
     /// leaves nothing behind. Move a reference to the commits only after this returns.
     package func withObjectsInOnePack<Result>(_ body: (Repository) throws -> (Result, commits: [ObjectID])) throws -> Result {
         let (objects, memory) = try inMemoryObjectDatabase()
-        let batch = try Repository.openBare(at: gitDirectory, objects: objects)
-        batch.memoryBackend = memory
-        batch.workspace = TreeWorkspace()
+        let batch = try Repository.openBatch(at: gitDirectory, objects: objects, batch: BatchObjects(memory: memory))
         let (result, commits) = try body(batch)
         try writePack(objects: try batch.objectsAdded(by: commits), from: batch)
         return result
@@ -20,7 +18,7 @@ extension Repository {
     /// reads everything else from this repository's objects, looking for nothing on disk when
     /// an object is written (the reading backend of `shim.h`). Its pack caches (libgit2 keeps
     /// up to 16 MB of delta bases per pack) go with it.
-    private func inMemoryObjectDatabase() throws(GitError) -> (OpaquePointer, memory: UnsafeMutablePointer<git_odb_backend>?) {
+    private func inMemoryObjectDatabase() throws(GitError) -> (OpaquePointer, memory: UnsafeMutablePointer<git_odb_backend>) {
         var database: OpaquePointer?
         var memory: UnsafeMutablePointer<git_odb_backend>?
         try check("git_odb_new") { git_odb_new(&database) }
@@ -42,6 +40,10 @@ extension Repository {
         } catch {
             git_odb_free(database)
             throw error
+        }
+        guard let memory else {
+            git_odb_free(database)
+            throw GitError(function: "git_mempack_new", rawCode: -1, errorClass: 0, message: "no mempack was returned")
         }
         return (database, memory)
     }
@@ -74,7 +76,7 @@ extension Repository {
             objects.append(PackObject(id: commit, replaces: nil))
             let parentTree = try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree }
             // A batch handle's workspace knows what its updates wrote, without reading a tree.
-            if let known = workspace?.objectsAdded(making: object.tree, from: parentTree) {
+            if let known = batch?.workspace.objectsAdded(making: object.tree, from: parentTree) {
                 for added in known where seen.insert(added.id).inserted { objects.append(added) }
             } else {
                 try add(tree: object.tree, comparedWith: parentTree)
@@ -198,20 +200,8 @@ extension Repository {
     func withRawObject(
         _ id: ObjectID, _ body: (ObjectKind, UnsafeRawBufferPointer) throws(GitError) -> Void
     ) throws(GitError) {
+        if let batch, try batch.read(id, body) { return }
         var oid = id.raw
-        // What a batch wrote is read from its mempack directly, past the object database's
-        // cache (which would hold a second copy of every tree of the segment).
-        if let memory = memoryBackend, let read = memory.pointee.read {
-            var data: UnsafeMutableRawPointer?, size = 0, type = GIT_OBJECT_INVALID
-            if read(&data, &size, &type, memory, &oid) == 0 {
-                defer { git_odb_backend_data_free(memory, data) }
-                guard let kind = ObjectKind(type) else {
-                    throw GitError(function: "git_odb_read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
-                }
-                try body(kind, UnsafeRawBufferPointer(start: data, count: size))
-                return
-            }
-        }
         var object: OpaquePointer?
         try check("git_odb_read") { git_odb_read(&object, odb, &oid) }
         defer { git_odb_object_free(object) }

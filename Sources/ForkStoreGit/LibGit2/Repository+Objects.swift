@@ -84,18 +84,12 @@ extension Repository {
         try bytes.withUnsafeBytes { buffer in Result { () throws(GitError) in try writeObject(buffer, type: GIT_OBJECT_BLOB) } }.get()
     }
 
-    /// Writes an object of `type`. A batch handle's objects go straight into its memory:
-    /// `git_odb_write` would hash each with libgit2's collision-detecting SHA-1 and ask every
-    /// backend whether it already holds it twice (refreshing the object database in between);
-    /// an object written twice is harmless, the pack holds only what the commits add.
+    /// Writes an object of `type`; a batch handle's go straight into its memory
+    /// (``BatchObjects/write(_:type:)``).
     func writeObject(_ bytes: UnsafeRawBufferPointer, type: git_object_t) throws(GitError) -> ObjectID {
+        if let batch { return try batch.write(bytes, type: type) }
         var oid = git_oid()
-        guard let memory = memoryBackend, let write = memory.pointee.write else {
-            try check("git_odb_write") { git_odb_write(&oid, odb, bytes.baseAddress, bytes.count, type) }
-            return ObjectID(oid)
-        }
-        oid = ObjectID.hash(of: bytes, type: type).raw
-        try check("git_odb_write") { write(memory, &oid, bytes.baseAddress, bytes.count, type) }
+        try check("git_odb_write") { git_odb_write(&oid, odb, bytes.baseAddress, bytes.count, type) }
         return ObjectID(oid)
     }
 
@@ -233,7 +227,7 @@ extension Repository {
     /// rewritten, so the cost follows the number of changes and the depth, not the tree's size.
     package func updatedTree(from baseline: ObjectID, applying changes: [TreeChange]) throws(GitError) -> ObjectID {
         guard !changes.isEmpty else { return baseline }
-        if let workspace, let updated = try workspace.update(from: baseline, applying: changes, in: self) { return updated }
+        if let batch, let updated = try batch.workspace.update(from: baseline, applying: changes, in: self) { return updated }
         var base = baseline.raw
         var tree: OpaquePointer?
         try check("git_tree_lookup") { git_tree_lookup(&tree, pointer, &base) }
@@ -281,7 +275,7 @@ extension Repository {
     /// are skipped without being read, so the cost follows the size of the change.
     package func differences(from old: ObjectID?, to new: ObjectID?, prefix: String = "") throws(GitError) -> [TreeDifference] {
         guard old != new else { return [] }
-        if prefix.isEmpty, let known = workspace?.differences(from: old, to: new) { return known }
+        if prefix.isEmpty, let known = batch?.workspace.differences(from: old, to: new) { return known }
         let before = try old.flatMap { (id) throws(GitError) in try lookupTree(id) }
         defer { git_tree_free(before) }
         let after = try new.flatMap { (id) throws(GitError) in try lookupTree(id) }

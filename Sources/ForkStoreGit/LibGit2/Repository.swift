@@ -8,12 +8,10 @@ import Foundation
 package final class Repository {
     let pointer: OpaquePointer
     let odb: OpaquePointer
-    /// A batch handle's trees, kept parsed between updates (``TreeWorkspace``).
-    var workspace: TreeWorkspace?
-    /// A batch handle's mempack, which its object database owns and frees.
-    var memoryBackend: UnsafeMutablePointer<git_odb_backend>?
+    /// What a batch handle writes into and reads first; nil for any other handle.
+    let batch: BatchObjects?
 
-    private init(pointer: OpaquePointer) throws(GitError) {
+    private init(pointer: OpaquePointer, batch: BatchObjects? = nil) throws(GitError) {
         var odb: OpaquePointer?
         do {
             try check("git_repository_odb") { git_repository_odb(&odb, pointer) }
@@ -27,6 +25,7 @@ package final class Repository {
         }
         self.pointer = pointer
         self.odb = odb
+        self.batch = batch
     }
 
     deinit {
@@ -60,9 +59,10 @@ package final class Repository {
         return try Repository(opened: repository, by: "git_repository_open_bare")
     }
 
-    /// Opens the bare repository at `path` with `objects` as its object database, which it
-    /// takes over (and frees, even when this fails).
-    static func openBare(at path: String, objects: OpaquePointer) throws(GitError) -> Repository {
+    /// Opens the bare repository at `path` as a batch handle: with `objects` as its object
+    /// database, which it takes over (and frees, even when this fails), and `batch`'s memory
+    /// in it.
+    static func openBatch(at path: String, objects: OpaquePointer, batch: BatchObjects) throws(GitError) -> Repository {
         defer { git_odb_free(objects) }  // the repository holds its own reference
         var repository: OpaquePointer?
         try check("git_repository_open_bare") { git_repository_open_bare(&repository, path) }
@@ -72,14 +72,14 @@ package final class Repository {
             git_repository_free(repository)
             throw error
         }
-        return try Repository(opened: repository, by: "git_repository_open_bare")
+        return try Repository(opened: repository, by: "git_repository_open_bare", batch: batch)
     }
 
-    private convenience init(opened pointer: OpaquePointer?, by function: String) throws(GitError) {
+    private convenience init(opened pointer: OpaquePointer?, by function: String, batch: BatchObjects? = nil) throws(GitError) {
         guard let pointer else {
             throw GitError(function: function, rawCode: -1, errorClass: 0, message: "no repository was returned")
         }
-        try self.init(pointer: pointer)
+        try self.init(pointer: pointer, batch: batch)
     }
 
     /// A bare repository at `path` that borrows every object of `other` (through
