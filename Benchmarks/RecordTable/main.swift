@@ -173,6 +173,7 @@ defer { try? FileManager.default.removeItem(atPath: root) }
 let forknotes = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("forknotes").path
 
 var rows: [[String]] = []
+var rollUpRows: [[String]] = []
 var commitAtFirstSize: Double?
 var forknotesEditAtFirstSize: Double?
 for size in sizes where !queriesOnly {
@@ -182,8 +183,19 @@ for size in sizes where !queriesOnly {
         try store.save((start..<min(start + 10_000, size)).map { Item.make($0) }, message: "Load")
     }
     let afterLoad = peakMemoryMB()
+    let packStarted = ContinuousClock.now
     try store.pack()
+    let packed = ContinuousClock.now - packStarted
     let afterPack = peakMemoryMB()
+    // The read-back a roll-up does before it removes a pack, alone, on the pack it made.
+    let readBackStarted = ContinuousClock.now
+    for pack in try Repository.openBare(at: path).packs() {
+        try PackReader(pack: pack.base + ".pack", index: PackIndex(path: pack.base + ".idx")).verify()
+    }
+    let readBack = ContinuousClock.now - readBackStarted
+    rollUpRows.append([
+        String(size), format(packed.milliseconds), format(readBack.milliseconds), format(100 * readBack.milliseconds / packed.milliseconds) + "%",
+    ])
 
     let open = try median(repeats) { _ in _ = try RecordStore<Item>.open(at: path).head() }
     let commit = try median(repeats) { run in try store.save(Item.make(run * 7 % size, revision: run + 1)) }
@@ -297,6 +309,9 @@ printTable([
 ], rows)
 print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N); in-memory commit: the physical limit, \(repeats) commits into memory written as one pack with the reference moved once, per commit")
 print()
+printTable(["N", "pack() ms", "read-back ms", "read-back share"], rollUpRows)
+print("pack(): rolling the load's packs (batches of 10,000 records) into one, its new pack read back whole before the old ones go; read-back: that check alone, run again on the pack it made (every entry inflated, every delta applied, every object hashed)")
+print()
 printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
            try (queriesOnly ? [] : sizes).map { try importRow($0, root: root) })
 print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 8 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")
@@ -305,3 +320,10 @@ printTable(["N", "read all ms", "index build ms", "build/read all", "first query
             "update after commit ms", "update after merge10v10 ms", "list --json s", "list --json MB", "list --limit 20 ms"],
            try sizes.map { try queryRow($0, root: root, repeats: repeats, forknotes: forknotes) })
 print("queries: ForkStoreQueries over a record collection with an indexed title, due date and tag set; first query: open a new store object over the built index and run tag = X, sorted by due, limit 20; update: bringing the index to the head after a one-record commit / a 10-versus-10 merge; forknotes: the release binary over the store the first table made (list --limit 20 includes process start)")
+
+extension Duration {
+    var milliseconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) * 1e3 + Double(attoseconds) / 1e15
+    }
+}
