@@ -1,11 +1,12 @@
 import ForkStorePack
+import ForkStoreTestSupport
 import Testing
 
 @Suite("Deltas: encoder and applier")
 struct DeltaTests {
     @Test(arguments: 0..<200)
     func aRandomDeltaRebuildsItsTarget(seed: Int) throws {
-        var random = SeededRandom(seed: UInt64(seed))
+        var random = SplitMix(state: UInt64(seed))
         let base = random.text(Int.random(in: 16...4_000, using: &random))
         // A target made of pieces of the base and new text, in a random order.
         var target: [UInt8] = []
@@ -25,7 +26,7 @@ struct DeltaTests {
     }
 
     @Test func aCopyOfExactly0x10000BytesAndABaseOver16MBRebuild() throws {
-        var random = SeededRandom(seed: 16)
+        var random = SplitMix(state: 16)
         // 17 MB of base: copies from past 16 MB need the fourth offset byte; a copy of exactly
         // 0x10000 bytes is written with size 0; longer runs are split at 0x10000.
         let base = random.bytes(17 << 20)

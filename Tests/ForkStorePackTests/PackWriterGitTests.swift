@@ -10,7 +10,7 @@ struct PackWriterGitTests {
     /// Random text blobs, some whole and some as deltas against an earlier entry, and one tree
     /// naming them all.
     static func randomEntries(seed: UInt64) -> (entries: [PackEntry], objects: [ObjectID: [UInt8]]) {
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix(state: seed)
         var entries: [PackEntry] = [], objects: [ObjectID: [UInt8]] = [:], whole: [(entry: Int, bytes: [UInt8])] = []
         for number in 0..<Int.random(in: 5...60, using: &random) {
             var bytes = random.text(Int.random(in: 0...3_000, using: &random))
@@ -46,7 +46,7 @@ struct PackWriterGitTests {
         let writer = try PackWriter(directory: packs, objectCount: entries.count, fsync: false)
         // In random slices, as a batch hands them over.
         var start = 0
-        var random = SeededRandom(seed: UInt64(seed) + 1000)
+        var random = SplitMix(state: UInt64(seed) + 1000)
         while start < entries.count {
             let end = min(entries.count, start + Int.random(in: 1...20, using: &random))
             try writer.append(Array(entries[start..<end]))
@@ -76,7 +76,7 @@ struct PackWriterGitTests {
 
     @Test(arguments: 0..<6)
     func packsGitRepackMadeRollIntoOneThatGitAndWeReadBack(seed: Int) throws {
-        var random = SeededRandom(seed: UInt64(seed))
+        var random = SplitMix(state: UInt64(seed))
         let folder = TemporaryFolder()
         let repository = folder.child("repository.git")
         #expect(try git("init", "-q", "--bare", repository).status == 0)
@@ -115,7 +115,7 @@ struct PackWriterGitTests {
     }
 
     @Test func anIndexWithOffsetsPast2GBReadsAsGitReadsIt() throws {
-        var random = SeededRandom(seed: 2)
+        var random = SplitMix(state: 2)
         let offsets = [12, 4_096, (1 << 31) - 1, 1 << 31, (1 << 32) + 7, 5 << 32, (1 << 40) + 3]
         let entries = offsets.map { offset in
             PackIndex.Entry(id: ObjectID(copying: random.bytes(20))!, offset: offset, crc: UInt32.random(in: 0...UInt32.max, using: &random))
@@ -137,7 +137,7 @@ struct PackWriterGitTests {
     /// Found by the pack-index fuzz target: ids out of order (within their fan-out buckets)
     /// made lookups miss objects the index lists; such an index is refused when walked.
     @Test func anIndexWhoseIdsAreOutOfOrderIsRefused() throws {
-        var random = SeededRandom(seed: 3)
+        var random = SplitMix(state: 3)
         let entries = (0..<3).map { PackIndex.Entry(id: ObjectID(copying: [0x44] + random.bytes(19))!, offset: 12 + $0 * 30, crc: 0) }
         var encoded = try PackIndex.encode(entries, packChecksum: random.bytes(20))
         let idsStart = PackIndexLayout.idsStart

@@ -4,18 +4,6 @@ import ForkStoreTestSupport
 import Foundation
 import Testing
 
-/// A small seeded generator, so a failing sequence can be replayed.
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The queries every comparison runs: indexed filters of each kind, sorts both ways, pages,
 /// and one on a field that is not indexed (answered by a scan).
 let sampleQueries: [(name: String, query: RecordQuery<IndexedItem>, expected: @Sendable ([IndexedItem]) -> [IndexedItem])] = {

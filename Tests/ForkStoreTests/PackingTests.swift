@@ -199,12 +199,18 @@ struct PackingTests {
         }
     }
 
-    @Test func aRollUpRefusesAPackWhoseEntriesDoNotMatchTheirChecksums() throws {
-        let folder = TemporaryFolder()
+    /// 40 records saved three times as batches, each batch a pack of its own.
+    static func storeOfThreePacks(in folder: TemporaryFolder) throws -> RecordStore<StressItem> {
         var options = StoreOptions()
         options.packThreshold = 10_000
         let store = try RecordStore<StressItem>.create(at: folder.child("store"), options: options)
         for round in 0..<3 { try store.save((0..<40).map { StressItem(id: "item-\($0)", text: "round \(round) \($0)") }) }
+        return store
+    }
+
+    @Test func aRollUpRefusesAPackWhoseEntriesDoNotMatchTheirChecksums() throws {
+        let folder = TemporaryFolder()
+        let store = try Self.storeOfThreePacks(in: folder)
         let folderOfPacks = store.path + "/objects/pack/"
         let packs = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }.sorted()
         #expect(packs.count == 3)
@@ -222,10 +228,7 @@ struct PackingTests {
 
     @Test func aRollUpWhoseNewPackDoesNotReadBackKeepsEveryOldPack() throws {
         let folder = TemporaryFolder()
-        var options = StoreOptions()
-        options.packThreshold = 10_000
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"), options: options)
-        for round in 0..<3 { try store.save((0..<40).map { StressItem(id: "item-\($0)", text: "round \(round) \($0)") }) }
+        let store = try Self.storeOfThreePacks(in: folder)
         let folderOfPacks = store.path + "/objects/pack/"
         let before = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).sorted()
         #expect(before.filter { $0.hasSuffix(".pack") }.count == 3)
