@@ -87,7 +87,9 @@ extension StoreEngine {
             _ = try write { session in
                 try git("moving the fetched objects into the store") { () throws(GitError) in
                     guard try !session.repository.adoptPacks(of: repository, holdingOnly: arriving.objects) else { return }
-                    try session.repository.writePack(objects: repository.objectsAdded(by: arriving.commits), from: repository)
+                    // Read back before the transfer repository's copies are removed below.
+                    try session.repository.writePack(
+                        objects: repository.objectsAdded(by: arriving.commits), from: repository, readingBack: true)
                 }
             }
             try git("clearing the transfer repository") { () throws(GitError) in

@@ -107,13 +107,21 @@ extension Repository {
     /// delta against the next newer one. A blob becomes a ``Delta/bytes(from:to:)`` delta
     /// against the last blob written whole, which serves the next ``blobsPerBase`` blobs, so a
     /// record costs at most one delta to read.
-    package func writePack(objects: [PackObject], from source: Repository? = nil) throws(GitError) {
+    ///
+    /// With `readingBack`, the new pack is read back whole (``PackReader/verify()``) before
+    /// this returns: for callers that then remove the only other copy of the objects (a fetch's
+    /// transfer repository).
+    package func writePack(objects: [PackObject], from source: Repository? = nil, readingBack: Bool = false) throws(GitError) {
         guard !objects.isEmpty else { return }
+        let folder = gitDirectory + "objects/pack"
         let writer = try packing("writing a pack") { () throws(PackError) in
-            try PackWriter(directory: gitDirectory + "objects/pack", objectCount: objects.count, fsync: Libgit2.isFsyncEnabled)
+            try PackWriter(directory: folder, objectCount: objects.count, fsync: Libgit2.isFsyncEnabled)
         }
         try (source ?? self).writeEntries(of: objects, into: writer)
-        _ = try packing("writing a pack") { () throws(PackError) in try writer.finish() }
+        try packing("writing a pack") { () throws(PackError) in
+            let base = folder + "/pack-" + (try writer.finish())
+            if readingBack { try PackReader(pack: base + ".pack", index: PackIndex(path: base + ".idx")).verify() }
+        }
         try refreshObjects()
     }
 
