@@ -50,6 +50,9 @@ package enum RollUp {
             indexes.append(index)
             for number in 0..<index.count { unique.insert(index.id(at: number)) }
         }
+        // A pack of identical objects in identical order has the same name: one already there
+        // (a source, or any other) is kept as it is, and never removed here.
+        let existing = Set(PackFile.packs(in: folder).map(\.base))
         let writer = try PackWriter(directory: folder, objectCount: unique.count, fsync: fsync)
         unique = []
         var written: [ObjectID: Int] = [:]
@@ -57,13 +60,11 @@ package enum RollUp {
             try writer.copy(pack: pack.base + ".pack", index: index, skippingAndRecording: &written)
         }
         let base = (folder.hasSuffix("/") ? folder : folder + "/") + "pack-" + (try writer.finish())
-        // Identical objects in identical order make an identical pack: one of the sources.
-        let isSource = packs.contains { $0.base == base }
         do throws(PackError) {
             beforeReadBack?(base + ".pack")
             try PackReader(pack: base + ".pack", index: PackIndex(path: base + ".idx"), externalBase: externalBase).verify()
         } catch {
-            if !isSource {
+            if !existing.contains(base) {
                 // The index first: without it, no reader uses the pack.
                 unlink(base + ".idx")
                 unlink(base + ".pack")
