@@ -1,4 +1,5 @@
 internal import Crypto
+import Foundation
 
 /// A git object id: the 20 bytes of a SHA-1, in the order git writes them.
 ///
@@ -70,11 +71,21 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
     package var firstByte: UInt8 { bytes.0 }
 
     package static func == (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        withUnsafeBytes(of: lhs.bytes) { l in withUnsafeBytes(of: rhs.bytes) { r in l.elementsEqual(r) } }
+        compare(lhs, rhs) == 0
     }
 
     package static func < (lhs: ObjectID, rhs: ObjectID) -> Bool {
-        withUnsafeBytes(of: lhs.bytes) { l in withUnsafeBytes(of: rhs.bytes) { r in l.lexicographicallyPrecedes(r) } }
+        compare(lhs, rhs) < 0
+    }
+
+    /// memcmp of the 20 bytes: ids are compared in every set, dictionary and sort of a walk.
+    private static func compare(_ lhs: ObjectID, _ rhs: ObjectID) -> Int32 {
+        withUnsafeBytes(of: lhs.bytes) { l in
+            withUnsafeBytes(of: rhs.bytes) { r in
+                guard let l = l.baseAddress, let r = r.baseAddress else { return 0 }  // 20 bytes: never nil
+                return memcmp(l, r, 20)
+            }
+        }
     }
 
     package func hash(into hasher: inout Hasher) {

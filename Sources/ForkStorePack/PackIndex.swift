@@ -98,10 +98,17 @@ package struct PackIndex: Sendable {
         }
     }
 
-    /// Where `id`'s entry starts in the pack, or nil when the pack does not hold it.
+    /// Where `id`'s entry starts in the pack, or nil when the pack does not hold it (or its
+    /// large offset points outside the index).
     package func offset(of id: ObjectID) -> Int? {
         guard let number = number(of: id) else { return nil }
-        return try? entry(at: number).offset
+        return data.withUnsafeBytes { raw -> Int? in
+            let offset = Self.integer(raw, at: offsetsStart + number * 4)
+            guard offset & 0x8000_0000 != 0 else { return offset }
+            let slot = offset & 0x7FFF_FFFF
+            guard slot < largeOffsets else { return nil }
+            return Self.integer(raw, at: largeStart + slot * 8) << 32 | Self.integer(raw, at: largeStart + slot * 8 + 4)
+        }
     }
 
     /// The position of `id` in id order, or nil when the pack does not hold it.
