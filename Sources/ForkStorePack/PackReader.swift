@@ -23,8 +23,6 @@ package struct PackReader: @unchecked Sendable {
     private let index: PackIndex
     /// Each entry, in the order the entries lie in the pack.
     private let entries: [PackIndex.Entry]
-    /// The entry starting at each offset, by its position in ``entries``.
-    private let entryAtOffset: [Int: Int]
     /// The largest object or delta it inflates or rebuilds.
     private let maximumObjectSize: Int
     /// Reads a delta's base that is not in this pack (a reference delta against an object of
@@ -38,9 +36,7 @@ package struct PackReader: @unchecked Sendable {
         pack path: String, index: PackIndex, maximumObjectSize: Int = Int(UInt32.max),
         externalBase: @escaping (ObjectID) -> Object? = { _ in nil }
     ) throws(PackError) {
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
-            throw PackError(.system, path: path, "cannot be read: \(error.localizedDescription)")
-        }
+        data = try MappedFile.map(path)
         guard data.count >= 32, data.prefix(4).elementsEqual("PACK".utf8), data[data.startIndex + 7] == 2 || data[data.startIndex + 7] == 3,
             data[data.startIndex + 4..<data.startIndex + 7].allSatisfy({ $0 == 0 })
         else { throw .damaged(path, "not a version-2 pack") }
@@ -49,14 +45,22 @@ package struct PackReader: @unchecked Sendable {
             throw .damaged(path, "its header counts \(declared) objects, its index \(index.count)")
         }
         entries = try index.entriesInPackOrder()
-        var entryAtOffset: [Int: Int] = [:]
-        entryAtOffset.reserveCapacity(entries.count)
-        for (number, entry) in entries.enumerated() {
-            guard entry.offset >= 12, entry.offset < data.count - 20 else { throw .damaged(path, "its index places an entry outside it") }
-            entryAtOffset[entry.offset] = number
+        // In offset order, distinct (entriesInPackOrder checks): the first and last bound all.
+        if let first = entries.first, let last = entries.last, first.offset < 12 || last.offset >= data.count - 20 {
+            throw .damaged(path, "its index places an entry outside it")
         }
-        (self.path, self.index, self.entryAtOffset, self.maximumObjectSize, self.externalBase) =
-            (path, index, entryAtOffset, maximumObjectSize, externalBase)
+        (self.path, self.index, self.maximumObjectSize, self.externalBase) = (path, index, maximumObjectSize, externalBase)
+    }
+
+    /// The position in ``entries`` of the entry starting at `offset`, found by binary search
+    /// (a dictionary of every offset cost more memory than the rest of a read-back).
+    private func entry(startingAt offset: Int) -> Int? {
+        var low = 0, high = entries.count
+        while low < high {
+            let middle = (low + high) / 2
+            if entries[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < entries.count && entries[low].offset == offset ? low : nil
     }
 
     /// Reads the whole pack back, as git's `index-pack` would: the pack's checksum and the
@@ -81,15 +85,27 @@ package struct PackReader: @unchecked Sendable {
         DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
             do throws(PackError) {
                 if slice == slices {
-                    guard Array(Insecure.SHA1.hash(data: data[data.startIndex..<data.startIndex + trailer])) == checksum else {
-                        throw .damaged(path, "its checksum does not match its bytes")
+                    // A megabyte at a time, each given back once hashed.
+                    var hasher = Insecure.SHA1()
+                    for start in stride(from: 0, to: trailer, by: 1 << 20) {
+                        let end = min(trailer, start + (1 << 20))
+                        hasher.update(data: data[data.startIndex + start..<data.startIndex + end])
+                        release(from: start, to: end)
                     }
+                    guard Array(hasher.finalize()) == checksum else { throw .damaged(path, "its checksum does not match its bytes") }
                     return
                 }
                 var cache = ObjectCache()
                 let inflater = try Inflater()
-                for number in slice * entries.count / slices..<(slice + 1) * entries.count / slices {
-                    if number % 1_024 == 0, failure.withLock({ $0 != nil }) { return }
+                let numbers = slice * entries.count / slices..<(slice + 1) * entries.count / slices
+                for number in numbers {
+                    if number % 1_024 == 0 {
+                        if failure.withLock({ $0 != nil }) { return }
+                        // The pages read so far leave this process's resident memory (the
+                        // page cache keeps them): a whole pack mapped and read would add its
+                        // size to the peak of every roll-up.
+                        if let first = numbers.first { release(from: entries[first].offset, to: entries[number].offset) }
+                    }
                     try check(number, trailer: trailer, cache: &cache, inflater: inflater)
                 }
             } catch {
@@ -98,6 +114,20 @@ package struct PackReader: @unchecked Sendable {
         }
         if let error = failure.withLock({ $0 }) { throw error }
         return entries.count
+    }
+
+    /// Tells the system this process no longer needs the mapped pages of `start..<end` (whole
+    /// pages inside it). The pack is a file mapping (``MappedFile``), which loses nothing: a
+    /// later read maps them again.
+    private func release(from start: Int, to end: Int) {
+        let page = Int(getpagesize())
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            let address = Int(bitPattern: base)
+            let first = (address + start + page - 1) / page * page, last = (address + end) / page * page
+            guard last > first else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED)
+        }
     }
 
     /// Checks entry `number`: its CRC-32, and its object hashed to the id the index gives.
@@ -113,7 +143,7 @@ package struct PackReader: @unchecked Sendable {
 
     /// The object `id`, or nil when the pack does not hold it.
     package func object(_ id: ObjectID) throws(PackError) -> Object? {
-        guard let offset = index.offset(of: id), let number = entryAtOffset[offset] else { return nil }
+        guard let offset = index.offset(of: id), let number = entry(startingAt: offset) else { return nil }
         var cache = ObjectCache()
         return try resolve(number, cache: &cache, inflater: try Inflater())
     }
@@ -139,14 +169,14 @@ package struct PackReader: @unchecked Sendable {
             case .offsetDelta:
                 let (distance, length) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: bytes[cursor...]))
                 cursor += length
-                guard distance > 0, distance <= entry.offset, let found = entryAtOffset[entry.offset - distance] else {
+                guard distance > 0, distance <= entry.offset, let found = self.entry(startingAt: entry.offset - distance) else {
                     throw .damaged(path, "the delta at \(entry.offset) names no entry before it as its base")
                 }
                 base = .entry(found)
             case .referenceDelta:
                 guard let id = ObjectID(copying: bytes[cursor...]) else { throw .damaged(path, "the delta at \(entry.offset) is cut short") }
                 cursor += 20
-                if let offset = index.offset(of: id), let found = entryAtOffset[offset] { base = .entry(found) } else { base = .external(id) }
+                if let offset = index.offset(of: id), let found = self.entry(startingAt: offset) { base = .entry(found) } else { base = .external(id) }
             default:
                 break
             }
@@ -211,13 +241,13 @@ package struct PackReader: @unchecked Sendable {
     }
 }
 
-/// The objects a reader rebuilt last, by entry, up to 8 MB: delta bases are usually read just
+/// The objects a reader rebuilt last, by entry, up to 4 MB: delta bases are usually read just
 /// before their deltas, so a small cache spares re-reading chains. Emptied whole when full,
 /// which is simple and keeps memory bounded.
 private struct ObjectCache {
     private var objects: [Int: PackReader.Object] = [:]
     private var bytes = 0
-    private let budget = 8 << 20
+    private let budget = 4 << 20
 
     subscript(number: Int) -> PackReader.Object? {
         get { objects[number] }
