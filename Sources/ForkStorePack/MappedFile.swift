@@ -7,8 +7,8 @@ import Darwin
 
 /// A file mapped read-only into memory, as `Data` that unmaps it when the last copy goes.
 ///
-/// Mapped here rather than through `Data(contentsOf:options: .alwaysMapped)`, which may copy a
-/// file instead: ``PackReader`` gives the pages it has read back to the system
+/// Every pack and index the pack format reads comes through here. Mapped here rather than
+/// through `Data(contentsOf:options: .alwaysMapped)`, which may copy a file instead: ``PackReader`` gives the pages it has read back to the system
 /// (`MADV_DONTNEED`), which is only harmless on a file mapping, where they are read again on
 /// the next touch; on copied memory it would zero them.
 enum MappedFile {

@@ -29,11 +29,7 @@ package struct PackIndex: Sendable {
 
     /// Opens the index at `path`.
     package init(path: String) throws(PackError) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
-            throw PackError(.system, path: path, "cannot be read: \(error.localizedDescription)")
-        }
-        try self.init(data: data, path: path)
+        try self.init(data: MappedFile.map(path), path: path)
     }
 
     /// Reads an index held in memory; `path` names it in errors.

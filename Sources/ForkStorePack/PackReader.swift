@@ -37,7 +37,7 @@ package struct PackReader: @unchecked Sendable {
         externalBase: @escaping (ObjectID) -> Object? = { _ in nil }
     ) throws(PackError) {
         data = try MappedFile.map(path)
-        guard data.count >= 32, data.prefix(4).elementsEqual("PACK".utf8), data[data.startIndex + 7] == 2 || data[data.startIndex + 7] == 3,
+        guard data.count >= 32, data.prefix(4).elementsEqual(PackWriter.signature.prefix(4)), data[data.startIndex + 7] == 2 || data[data.startIndex + 7] == 3,
             data[data.startIndex + 4..<data.startIndex + 7].allSatisfy({ $0 == 0 })
         else { throw .damaged(path, "not a version-2 pack") }
         let declared = data[data.startIndex + 8..<data.startIndex + 12].reduce(0) { $0 << 8 | Int($1) }
@@ -139,13 +139,6 @@ package struct PackReader: @unchecked Sendable {
         let object = try resolve(number, cache: &cache, inflater: inflater)
         let id = object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: object.kind) }
         guard id == entry.id else { throw .damaged(path, "the entry at \(entry.offset) holds \(id.hex), not \(entry.id.hex)") }
-    }
-
-    /// The object `id`, or nil when the pack does not hold it.
-    package func object(_ id: ObjectID) throws(PackError) -> Object? {
-        guard let offset = index.offset(of: id), let number = entry(startingAt: offset) else { return nil }
-        var cache = ObjectCache()
-        return try resolve(number, cache: &cache, inflater: try Inflater())
     }
 
     /// What one entry says: its header, where its data starts, and for a delta its base.

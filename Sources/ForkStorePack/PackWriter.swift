@@ -22,6 +22,9 @@ import Darwin
 /// there), after an fsync of both when the writer was made with `fsync`. A killed
 /// writer leaves only temporary files, named with ``temporaryPrefix``.
 package final class PackWriter {
+    /// A version-2 pack's first bytes: "PACK", then the version.
+    static let signature: [UInt8] = [0x50, 0x41, 0x43, 0x4B, 0, 0, 0, 2]
+
     /// The prefix of the temporary files a writer works in.
     package static let temporaryPrefix = "tmp_forkstore_pack_"
 
@@ -65,7 +68,7 @@ package final class PackWriter {
         declaredCount = objectCount
         entries.reserveCapacity(objectCount)
         buffer.reserveCapacity(1 << 20)
-        write([0x50, 0x41, 0x43, 0x4B, 0, 0, 0, 2])  // "PACK", version 2
+        write(Self.signature)
         write(PackIndex.bigEndian(UInt32(clamping: objectCount)))  // a pack holds at most 2^32 - 1
     }
 
@@ -92,7 +95,7 @@ package final class PackWriter {
         case .folder(_, let temporaryPath, let file):
             do { try file.write(contentsOf: bytes) } catch { throw PackError(.system, path: temporaryPath, "cannot be written: \(error)") }
         case .stream(let sink):
-            try bytes.withUnsafeBytes { bytes in Result { () throws(PackError) in try sink(bytes) } }.get()
+            try bytes.withBytes(sink)
         }
     }
 
@@ -121,9 +124,9 @@ package final class PackWriter {
                     let entry = batch[number]
                     // Trees (hashes, which do not compress) at zlib's fastest level, as git
                     // writes loose objects; the rest at its default level.
-                    let length = try entry.payload.withUnsafeBytes { bytes in
-                        Result { () throws(PackError) in try (entry.type == .tree ? fast : standard).compress(bytes, into: &output) }
-                    }.get()
+                    let length = try entry.payload.withBytes { (bytes) throws(PackError) in
+                        try (entry.type == .tree ? fast : standard).compress(bytes, into: &output)
+                    }
                     let result = Array(output[..<length])
                     compressed.withLock { $0[number] = result }
                 }
@@ -151,11 +154,8 @@ package final class PackWriter {
     /// damaged pack is refused rather than copied; only the distances of offset deltas are
     /// rewritten.
     package func copy(pack path: String, index: PackIndex, skippingAndRecording written: inout [ObjectID: Int]) throws(PackError) {
-        let data: Data
-        do { data = try Data(contentsOf: URL(fileURLWithPath: path), options: .alwaysMapped) } catch {
-            throw PackError(.system, path: path, "cannot be read: \(error.localizedDescription)")
-        }
-        guard data.count >= 32, data.prefix(8).elementsEqual([0x50, 0x41, 0x43, 0x4B, 0, 0, 0, 2]) else {
+        let data = try MappedFile.map(path)
+        guard data.count >= 32, data.prefix(8).elementsEqual(Self.signature) else {
             throw .damaged(path, "not a version-2 pack")
         }
         let entries = try index.entriesInPackOrder()
