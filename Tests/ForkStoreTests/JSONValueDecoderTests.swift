@@ -76,6 +76,8 @@ struct JSONValueDecoderTests {
         (#"{"value": 300}"#, "Small"), (#"{"value": 1.5}"#, "Whole"), (#"{"value": 1}"#, "Flag"),
         (#"{"value": "not base64!"}"#, "Bytes"), (#"{"value": 1e39}"#, "Single"), (#"{}"#, "Required"),
         (#"{"value": null}"#, "Required"), (#"[]"#, "Required"),
+        // A non-zero number that underflows to zero (found by the json-value-decoder fuzzer).
+        (#"{"value": 1.5e-63}"#, "Single"), (#"{"value": 7e-46}"#, "Single"), (#"{"value": -1e-46}"#, "Single"),
     ])
     func whatJSONDecoderRefusesIsRefused(_ text: String, _ type: String) throws {
         let json = try CanonicalJSON.parse(Array(text.utf8))

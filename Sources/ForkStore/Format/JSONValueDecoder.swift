@@ -56,12 +56,19 @@ private struct JSONValueDecoding: Decoder, SingleValueDecodingContainer {
         return number
     }
 
+    /// A floating-point number; like `JSONDecoder`, one that overflows to infinity or a
+    /// non-zero literal that underflows to zero (`1e-400`, `1e-46` as a `Float`) is an error.
     private func floatingPoint<Number: BinaryFloatingPoint & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {
         let number = try self.number(type)
-        guard number.isFinite else {
+        guard number.isFinite, number != 0 || !Self.hasNonZeroDigit(value) else {
             throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number does not fit in \(type)."))
         }
         return number
+    }
+
+    private static func hasNonZeroDigit(_ value: JSONValue) -> Bool {
+        guard case .number(let literal) = value else { return false }
+        return literal.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
     }
 
     func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
