@@ -210,6 +210,25 @@ def records_cases():
         "forks": {"main": {"records": listing([a]), "count": 2, "problems": [record_path("b")]}},
     })
 
+    # The envelope's id, the path and the record's own id agree, and modelVersion is a model
+    # version (1 to 999999999); otherwise the record is damaged, never read under the
+    # commit's version or listed under its own id.
+    stream = Stream()
+    b, c, d, e = (note(i, i.upper()) for i in "bcde")
+    files = {
+        record_path("a"): envelope("a", a),
+        record_path("b"): envelope("b", note("phantom", "B")),
+        record_path("c"): document({"id": "c", "modelVersion": 10**20 - 1, "record": c}),
+        record_path("d"): envelope("d", d, model_version=0),
+        record_path("e"): document({"id": "e", "modelVersion": "1", "record": e}),
+    }
+    stream.commit("main", "Envelopes that disagree\n\n" + stamp(), files)
+    write_case("records-envelope-disagrees", manifest("records"), stream, {
+        "resource": "records",
+        "forks": {"main": {"records": listing([a]), "count": 5,
+                           "problems": sorted(record_path(i) for i in "bcde")}},
+    })
+
     # Readers accept any valid JSON locally and read it as its canonical form.
     stream = Stream()
     loose = ('{"record": {"title": "Loose", "n": 1.0, "big": 1e3, "id": "loose"},\n "modelVersion": 1, "id": "loose"}').encode()

@@ -163,6 +163,27 @@ struct HostileRemoteTests {
         }
     }
 
+    /// The envelope's id gives the path, the record's own id is what the app sees: they must
+    /// agree, or the record would be listed under one id and unreachable by it.
+    @Test func aRecordWhoseOwnIdDiffersFromItsEnvelopeIsRefused() async throws {
+        try await expectRefused(expecting: Self.rejected("whose own id is 'y'")) { remote, good in
+            try remote.commit(
+                tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "phantom", recordID: "y"))]),
+                on: good)
+        }
+    }
+
+    /// A record's `modelVersion` is a model version, as the commit's trailer holds one, or the
+    /// record is refused: never read as the commit's version instead.
+    @Test(arguments: ["99999999999999999999", "1000000000", "0", "-1", "1.5", #""1""#, "null", "[1]"])
+    func aRecordModelVersionOutOfRangeIsRefused(_ version: String) async throws {
+        try await expectRefused(expecting: Self.rejected("not a model version")) { remote, good in
+            let text = #"{"id":"x","modelVersion":\#(version),"record":{"id":"x","title":"x"}}"#
+            let content = String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
+            return try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: content)]), on: good)
+        }
+    }
+
     @Test func aSymbolicLinkAtARecordPathIsRefused() async throws {
         try await expectRefused(expecting: Self.rejected("plain files")) { remote, good in
             try remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: "/etc/passwd", mode: "120000")]), on: good)

@@ -90,6 +90,44 @@ struct ReaderStrictnessTests {
         #expect(try store.record("a")?.title == "A")
     }
 
+    /// The envelope's id, the path and the record's own id agree, and the envelope's
+    /// `modelVersion` is a model version; otherwise the record is damaged: reported by a
+    /// listing, never listed (before, a record whose own id differed was listed under it).
+    @Test(arguments: [
+        #"{"id":"b","modelVersion":1,"record":{"id":"phantom","title":"B"}}"#,
+        #"{"id":"b","modelVersion":99999999999999999999,"record":{"id":"b","title":"B"}}"#,
+        #"{"id":"b","modelVersion":0,"record":{"id":"b","title":"B"}}"#,
+        #"{"id":"b","modelVersion":"1","record":{"id":"b","title":"B"}}"#,
+    ])
+    func aRecordWithAnEnvelopeThatDisagreesIsAProblemNotARecord(_ text: String) throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        try store.save(Card(id: "a", title: "A"))
+        let blob = String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
+        let path = RecordPath(id: "b").description
+        try addByHand([path: blob], to: store.path)
+        let (records, problems) = try store.recordsAndProblems()
+        #expect(records.map(\.id) == ["a"])
+        #expect(problems.map(\.path) == [path])
+        #expect(throws: StoreError.self) { try store.record("b") }
+    }
+
+    /// An `update` that changes the record's id would store it under the old id's path.
+    @Test func anUpdateThatChangesTheIdIsRefused() throws {
+        let folder = TemporaryFolder()
+        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        try store.save(Card(id: "a", title: "A"))
+        let head = try store.head()
+        #expect {
+            try store.update("a") { $0.id = "b" }
+        } throws: { error in
+            guard case .encodingFailed(let reason)? = error as? StoreError else { return false }
+            return reason.contains("'b'")
+        }
+        #expect(try store.head() == head)
+        #expect(try store.records().map(\.id) == ["a"])
+    }
+
     @Test func filesTheFormatDoesNotNameInTheGitDirectoryAreLeftAlone() throws {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder

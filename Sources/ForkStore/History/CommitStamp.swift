@@ -32,8 +32,8 @@ struct CommitStamp {
             }
             return number
         }
-        modelVersion = decimal(TrailerKey.modelVersion, single(TrailerKey.modelVersion, required: true), below: 1_000_000_000, minimum: 1)
-        formatVersion = decimal(TrailerKey.formatVersion, single(TrailerKey.formatVersion, required: true), below: 1_000_000_000, minimum: 1)
+        modelVersion = decimal(TrailerKey.modelVersion, single(TrailerKey.modelVersion, required: true), below: Self.versionLimit, minimum: 1)
+        formatVersion = decimal(TrailerKey.formatVersion, single(TrailerKey.formatVersion, required: true), below: Self.versionLimit, minimum: 1)
         if modelVersion != nil, trailers.values(forKey: TrailerKey.formatVersion).isEmpty {
             complain("it has no Format-Version trailer; exactly one is required")
         }
@@ -54,6 +54,9 @@ struct CommitStamp {
             }
         }
     }
+
+    /// 10^9: the bound on model and format versions (a record's `modelVersion` too).
+    static let versionLimit = 1_000_000_000
 
     /// 10^15: the bound on Lamport counters, clock milliseconds and record counts.
     static let limit = 1_000_000_000_000_000

@@ -32,6 +32,11 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
             throw StoreError.undecodableValue(
                 commit: origin.commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")
         }
+        guard envelope.record.id.utf8.elementsEqual(envelope.id.utf8) else {
+            throw StoreError.undecodableValue(
+                commit: origin.commit.id, path: path,
+                reason: "it holds record '\(envelope.id)', whose own id is '\(envelope.record.id)'")
+        }
         return envelope
     }
 
@@ -60,9 +65,14 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return try read(entry.id, path: path, origin: DataOrigin(commit), expecting: id, session: session).record
     }
 
-    /// A record's blob, refused when it is larger than `limit`; encoded before the store is
+    /// A record's blob, refused when it is larger than `limit` or when the record's own id is
+    /// not `id` (an `update` or a merge strategy that changed it); encoded before the store is
     /// locked.
     func encode(_ record: Record, id: String, limit: Int) throws(StoreError) -> [UInt8] {
+        guard record.id.utf8.elementsEqual(id.utf8) else {
+            throw StoreError.encodingFailed(
+                reason: "record '\(id)' now has the id '\(record.id)'; save it under its new id and delete the old one instead")
+        }
         let bytes = try ValueCodec.encode(RecordEnvelope(id: id, modelVersion: model.version, record: record))
         guard bytes.count <= limit else {
             throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: limit)

@@ -32,7 +32,7 @@ extension StoreModel {
         if member == nil, stamped == version { return document }
         var document = document
         var dataVersion = stamped
-        if member != nil, case .number(let literal)? = document["modelVersion"], let recordVersion = Int(literal) {
+        if member != nil, let recordVersion = try Self.recordModelVersion(in: document, origin: origin, path: path) {
             dataVersion = recordVersion
         }
         try checkReadable(dataVersion, in: origin.commit.id)
@@ -52,5 +52,20 @@ extension StoreModel {
             document = json
         }
         return document
+    }
+
+    /// A record envelope's own `modelVersion`, when it has one: a model version as a commit's
+    /// `Model-Version` trailer holds one (an integer from 1 to 999,999,999). Anything else
+    /// makes the record damaged; it is never read as the commit's version instead.
+    private static func recordModelVersion(in envelope: JSONValue, origin: DataOrigin, path: String) throws(StoreError) -> Int? {
+        guard let member = envelope["modelVersion"] else { return nil }
+        var shown = "not a number"
+        if case .number(let literal) = member {
+            if let version = CommitStamp.decimal(literal, below: CommitStamp.versionLimit), version >= 1 { return version }
+            shown = literal.count > 24 ? literal.prefix(24) + "…" : literal
+        }
+        throw StoreError.undecodableValue(
+            commit: origin.commit.id, path: path,
+            reason: "its modelVersion is \(shown), not a model version (an integer from 1 to 999999999)")
     }
 }

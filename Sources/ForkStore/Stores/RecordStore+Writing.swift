@@ -113,7 +113,8 @@ extension RecordStore {
     /// Changes one record in place and commits it. `change` runs while the store is locked, so
     /// it sees the newest version and no other write slips in between; keep it short and do
     /// not call the store from inside it. Throws ``StoreError/recordNotFound(id:fork:)`` when
-    /// there is no such record.
+    /// there is no such record, and ``StoreError/encodingFailed(reason:)`` when `change`
+    /// changes the record's id (save it under the new id and delete the old one instead).
     @discardableResult
     public func update(
         _ id: String, in fork: Fork = .main, message: String? = nil, _ change: (inout Record) throws -> Void
