@@ -2,33 +2,7 @@ import ForkStore
 import ForkStoreMerge
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
 import Testing
-
-/// A wall clock a test moves by hand.
-final class TestClock: Sendable {
-    private let now: Mutex<Date>
-
-    init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        now = Mutex(start)
-    }
-
-    func advance(_ seconds: TimeInterval) {
-        now.withLock { $0 += seconds }
-    }
-
-    func set(_ date: Date) {
-        now.withLock { $0 = date }
-    }
-
-    var date: Date { now.withLock { $0 } }
-
-    var options: StoreOptions {
-        var options = StoreOptions()
-        options.wallClock = { [self] in date }
-        return options
-    }
-}
 
 /// What a user coming from Forked expects of merges: the later write wins, concurrent events
 /// all count, and a removal is an edit like any other.
@@ -266,6 +240,41 @@ struct LaterWriteWinsTests {
             #expect(next > last && next.milliseconds <= Int64(clock.date.timeIntervalSince1970 * 1000) + 86_400_000)
             last = next
         }
+    }
+
+    /// A peer's commit at the top of the Lamport and counter ranges: the commit on top of it
+    /// is still later, and its trailers still within range (every reader takes it).
+    @Test func aCommitAtTheTopOfTheCounterRangesIsFollowedWithinRange() throws {
+        let clock = TestClock()
+        let store = try Store<Doc>.inMemory(options: clock.options)
+        try store.save(Doc(title: "base"))
+        let top = try Fork("top")
+        try store.createFork(top)
+        let head = try store.head(of: top)
+        let now = Int64(clock.date.timeIntervalSince1970 * 1000)
+        let message = """
+            At the top
+
+            Model-Version: 1
+            Format-Version: 1
+            Lamport: 999999999999999
+            Clock: \(now)-999999999
+            Replica: ffffffffffffffff
+
+            """
+        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"top\"}").stdout.trimmed
+        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
+        let made = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
+        try git("--git-dir", store.path, "update-ref", "refs/heads/top", made)
+        try store.save(Doc(title: "local"))
+        guard case .merged(let merge, _) = try store.mergeIntoMain(from: top) else {
+            Issue.record("expected a merge")
+            return
+        }
+        #expect(merge.clock == HybridTime(milliseconds: now + 1))
+        #expect(merge.trailer("Lamport") == "999999999999999")
+        let next = try store.save(Doc(title: "after"))
+        #expect(next.trailer("Lamport") == "999999999999999" && next.clock > merge.clock)
     }
 
     @Test func anInMemoryStoreLeavesNothingBehind() throws {

@@ -10,11 +10,11 @@ import Darwin
 /// clock.
 ///
 /// The clock issues readings in increasing order for the life of the engine, each past the
-/// clocks of the commits a new commit builds on, so a commit is always later than everything
-/// it has seen. A commit whose clock runs more than ``StoreOptions/maximumClockSkew`` ahead
-/// of this machine's wall clock counts as that far ahead only, and the commit that builds on
-/// it says so in a `Clock-Clamped` trailer: one replica with a wrong clock cannot push every
-/// other replica's clock into the future.
+/// clocks of the commits a new commit builds on, so a commit is later than everything it has
+/// seen. A commit whose clock runs more than ``StoreOptions/maximumClockSkew`` ahead of this
+/// machine's wall clock counts as that far ahead only, and the commit that builds on it says
+/// so in a `Clock-Clamped` trailer: one replica with a wrong clock cannot push every other
+/// replica's clock into the future, nor hold it still for longer than the skew.
 final class StoreClock: Sendable {
     /// This store's replica id: 16 lowercase hex digits.
     let replica: String

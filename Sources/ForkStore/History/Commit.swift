@@ -115,7 +115,10 @@ public struct Commit: Sendable, Hashable, Identifiable {
 extension Commit {
     /// The Lamport counter of a commit made on top of this one. Saturates, so a hostile
     /// `Lamport: 9223372036854775807` trailer cannot make the next write trap.
-    var nextLamport: Int { lamport == .max ? .max : lamport + 1 }
+    /// The Lamport counter of a commit on top of this one. It stays within the trailer's range
+    /// (below 10^15): a peer's commit at the top of the range must not make this store write
+    /// commits every reader refuses.
+    var nextLamport: Int { min(lamport, CommitStamp.limit - 2) + 1 }
 
     /// Whether this commit is the later write of the two, which dominates a merge: the higher
     /// clock, then the higher replica id, then the higher commit id. It depends only on the

@@ -42,7 +42,7 @@ struct CommitStamp {
         if let text = single(TrailerKey.clock) {
             let parts = text.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
             if parts.count == 2, let milliseconds = Self.decimal(parts[0], below: Self.limit),
-               let counter = Self.decimal(parts[1], below: 1_000_000_000) {
+               let counter = Self.decimal(parts[1], below: HybridTime.counterLimit) {
                 clock = HybridTime(milliseconds: Int64(milliseconds), counter: counter)
             } else {
                 complain("its Clock '\(text)' is not <milliseconds>-<counter> within range")

@@ -5,9 +5,10 @@ import Foundation
 /// millisecond, or while the wall clock stands still or steps back.
 ///
 /// Every commit carries one in its `Clock` trailer (`1763900000123-2`). A store issues them in
-/// increasing order, each past the clocks of the commits it builds on, so "later" means later
-/// even across replicas whose wall clocks disagree: a replica that has seen another's commit
-/// writes after it. ForkStore uses it to decide which side of a merge is the later write.
+/// increasing order, each past the clocks of the commits it builds on (up to the maximum
+/// skew, ``StoreOptions/maximumClockSkew``), so "later" means later even across replicas whose
+/// wall clocks disagree a little: a replica that has seen another's commit writes after it.
+/// ForkStore uses it to decide which side of a merge is the later write.
 public struct HybridTime: Sendable, Hashable, Comparable, CustomStringConvertible {
     /// The physical part: milliseconds since 1970.
     public let milliseconds: Int64
@@ -42,9 +43,14 @@ public struct HybridTime: Sendable, Hashable, Comparable, CustomStringConvertibl
 
     /// The next reading after `self` at physical time `now` (a local event, or a receipt once
     /// `self` holds the maximum of every clock seen).
+    /// The counter stays below `counterLimit`, the `Clock` trailer's range, whatever reading a
+    /// peer's commit carried: past it, the next millisecond begins.
     func tick(now: Int64) -> HybridTime {
         if now > milliseconds { return HybridTime(milliseconds: now) }
-        if counter < Int.max { return HybridTime(milliseconds: milliseconds, counter: counter + 1) }
+        if counter < Self.counterLimit - 1 { return HybridTime(milliseconds: milliseconds, counter: counter + 1) }
         return HybridTime(milliseconds: milliseconds < Int64.max ? milliseconds + 1 : milliseconds)
     }
+
+    /// 10^9: the counter's bound in a `Clock` trailer.
+    static let counterLimit = 1_000_000_000
 }

@@ -39,11 +39,18 @@ public struct StoreOptions: Sendable {
     /// dictionary key) that the other side edited. Default ``RemovalPolicy/latestWins``.
     public var removalPolicy: RemovalPolicy = .latestWins
 
-    /// How far ahead of this machine's wall clock another commit's clock may run before it is
-    /// counted as only this far ahead (and the merge says so in a `Clock-Clamped` trailer).
-    /// Default one day: far more than the skew of any working clock, far less than a broken
-    /// one's.
-    public var maximumClockSkew: Duration = .seconds(24 * 60 * 60)
+    /// How far ahead of this machine's wall clock another commit's clock may run before this
+    /// store's clock stops following it: a commit on top of it counts it as only this far
+    /// ahead (and says so in a `Clock-Clamped` trailer). Default one second.
+    ///
+    /// The skew is also how long one commit from a clock far in the future (broken or hostile)
+    /// can hold every replica's clock still, ordering concurrent edits by replica id instead of
+    /// by time; a one-day skew let it do so for a day. Hybrid logical clocks assume a bound on
+    /// skew, and deployments choose it near what clock synchronisation achieves: CockroachDB's
+    /// default maximum offset is 500 ms; devices that set their time from the network stay
+    /// well within a second. A clock further off costs little: its own commits still order by
+    /// what they claim, and only the clocks of commits written after them stop following it.
+    public var maximumClockSkew: Duration = .seconds(1)
 
     /// The key that signs every commit this store writes (git's ssh signature format). A shared
     /// store's peers take in only commits signed by a participant who may write; see
