@@ -8,20 +8,12 @@ import Testing
 /// takes in only what a participant who may write signed.
 @Suite("Sharing with verified participants")
 struct SharingTests {
-    /// A fresh Ed25519 key pair made by `ssh-keygen`: the signing key and its public line.
     private func makeKey(_ name: String, in folder: TemporaryFolder) throws -> (key: SigningKey, line: String) {
-        let path = folder.child("key-\(name)")
-        let made = try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", path])
-        #expect(made.status == 0, "\(made.stderr)")
-        let line = try String(contentsOfFile: path + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
-        return (try SigningKey(contentsOfFile: path), line)
+        let made = try TestKey(name, in: folder)
+        return (made.key, made.line)
     }
 
-    private func options(_ key: SigningKey?) -> StoreOptions {
-        var options = StoreOptions()
-        options.signingKey = key
-        return options
-    }
+    private func options(_ key: SigningKey?) -> StoreOptions { signing(key) }
 
     @Test func aSignedCommitVerifiesWithStockGit() throws {
         let folder = TemporaryFolder()

@@ -10,8 +10,9 @@ extension StoreEngine {
     /// Checks every commit reachable from `head` but from none of `known` (commits this store
     /// already holds, checked when they arrived or written here), oldest first, and returns
     /// them in that order, with every object they add that the checks walked (the commits, and
-    /// the trees and blobs that differ from each one's first parent). With `trusted`
-    /// participants, each must also be signed by one who may write.
+    /// the trees and blobs that differ from each one's first parent). `known` starts with
+    /// `main`'s head, whose participants are `trusted`; each commit's signature is checked
+    /// against the participants in force for it (``ParticipantsInForce``).
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
@@ -19,17 +20,21 @@ extension StoreEngine {
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
+        guard let main = known.first else { throw StoreError.mergeFailed(reason: "no main head to check the fetched commits against") }
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
         }
         var objects = Set(arriving)
+        var inForce = try ParticipantsInForce(main: session.commit(main), participants: trusted, arriving: objects, session: session)
         for id in arriving {
             let commit = try session.commit(id)
             do {
                 try session.checkStamps(of: commit)
-                let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
+                var parents: [Commit] = []
+                for parent in commit.parents { parents.append(try session.commit(parent.objectID)) }
+                let parent = parents.first
                 objects.formUnion(try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session))
-                try checkSharing(of: commit, trusted: trusted, limit: options.maximumRecordSize, in: session)
+                try checkSharing(of: commit, parents: parents, inForce: &inForce, limit: options.maximumRecordSize, in: session)
                 try checkLayoutTrailers(of: commit, after: parent, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)

@@ -36,7 +36,7 @@ extension StoreEngine {
             ) {
                 try mergedTree(
                     dominant: oursIsLater ? head : theirs, subordinate: oursIsLater ? theirs : head, bases: bases,
-                    onto: head.tree, in: session)
+                    parents: (head, theirs), in: session)
             }
             let trailers = Self.mergeTrailers(
                 from: source, decision: result.result.decision, conflicts: result.conflicts, strategies: result.strategies)
@@ -52,16 +52,17 @@ extension StoreEngine {
     }
 
     /// The merged tree of two heads, `dominant` being the side with the later write, so every
-    /// replica that merges the same two commits decides the same way.
+    /// replica that merges the same two commits decides the same way; built on the first of
+    /// `parents` (the fork merged into), whose order the participants merge rule follows.
     private func mergedTree(
-        dominant: Commit, subordinate: Commit, bases: [Commit], onto target: ObjectID, in session: StoreSession
+        dominant: Commit, subordinate: Commit, bases: [Commit], parents: (first: Commit, second: Commit), in session: StoreSession
     ) throws -> LayoutMerge {
         // A virtual base is an internal step: its conflicts are not the app's to see.
         let base = try MergeContext.$current.withValue(nil) { try virtualBase(of: bases, in: session) }
         let merged = try layout.merge(
-            base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: target, in: session)
+            base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: parents.first.tree, in: session)
         let tree = try mergedParticipants(
-            into: merged.tree, base: bases.first, dominant: dominant, subordinate: subordinate, session: session)
+            into: merged.tree, base: bases.first, first: parents.first, second: parents.second, session: session)
         return LayoutMerge(tree: tree, decision: merged.decision, origin: merged.origin)
     }
 

@@ -23,8 +23,9 @@ extension StoreEngine {
     /// take the change only when an owner signed it: open the store with the owner's
     /// ``StoreOptions/signingKey``.
     func setParticipants(_ participants: [Participant], message: String) throws -> Commit {
-        let path = ParticipantsFile.path
-        let bytes = participants.isEmpty ? nil : try ValueCodec.encode(ParticipantsFile(participants: participants))
+        let path = ParticipantsFile.path, file = ParticipantsFile(participants: participants)
+        if let key = file.repeatedKey { throw StoreError.encodingFailed(reason: "the participants name \(key) twice") }
+        let bytes = participants.isEmpty ? nil : try ValueCodec.encode(file)
         return try commit(on: .main, message: message) { session, head in
             if let bytes {
                 return try session.updatedTree(head.tree, applying: [.upsert(path: path, blob: session.writeBlob(bytes, path: path))])
@@ -34,27 +35,37 @@ extension StoreEngine {
         }
     }
 
-    /// Checks an incoming commit's participants file (when it has one) and, when the store is
-    /// shared (`trusted` is set), its signature: made by a participant who may write, and by an
-    /// owner when the commit changes the participants.
-    func checkSharing(of commit: Commit, trusted: ParticipantsFile?, limit: Int, in session: StoreSession) throws(StoreError) {
+    /// Checks an incoming commit's participants file and signature (FORMAT.md §9): a new file
+    /// must be a well-formed participants file; where participants are in force (those the
+    /// commit builds on, and those `main` would hold after merging that history), the commit
+    /// must be signed by a participant who may write in each, and by an owner in each when its
+    /// participants differ from what it builds on.
+    func checkSharing(
+        of commit: Commit, parents: [Commit], inForce: inout ParticipantsInForce, limit: Int, in session: StoreSession
+    ) throws(StoreError) {
         func refuse(_ rule: String, _ path: String = "") -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
         let path = ParticipantsFile.path
-        let own = try session.entry(atPath: path, inTree: commit.tree)
-        var parentEntries: [TreeEntry?] = []
-        for parent in commit.parents {
-            parentEntries.append(try session.entry(atPath: path, inTree: session.commit(parent.objectID).tree))
-        }
-        let changesParticipants = parentEntries.isEmpty ? own != nil : parentEntries.allSatisfy { $0?.id != own?.id }
-        if changesParticipants, let own {
-            let bytes = try layout.checkedBlob(own, path: path, in: commit, limit: limit, session: session)
-            do {
-                _ = try JSONDecoder().decode(ParticipantsFile.self, from: Data(bytes))
-            } catch {
-                throw refuse("it is not a participants file: \(error)", path)
+        if let own = try session.entry(atPath: path, inTree: commit.tree) {
+            var parentBlobs: Set<ObjectID> = []
+            for parent in parents {
+                if let entry = try session.entry(atPath: path, inTree: parent.tree) { parentBlobs.insert(entry.id) }
+            }
+            if !own.isPlainFile || !parentBlobs.contains(own.id) {
+                let bytes = try layout.checkedBlob(own, path: path, in: commit, limit: limit, session: session)
+                let file: ParticipantsFile
+                do {
+                    file = try JSONDecoder().decode(ParticipantsFile.self, from: Data(bytes))
+                } catch {
+                    throw refuse("it is not a participants file: \(error)", path)
+                }
+                if let key = file.repeatedKey { throw refuse("it names \(key) twice", path) }
+                inForce.remember(file, blob: own.id)
             }
         }
-        guard let trusted, !trusted.participants.isEmpty else { return }
+        let history = try inForce.builtOn(commit, parents: parents)
+        let changesParticipants = try inForce.participants(of: commit) != history
+        let authorities = [history, try inForce.mainAfterMerging(commit, builtOn: history)].compactMap { $0 }
+        guard !authorities.isEmpty else { return }
         let signed = try git("reading the signature of \(commit.id.short)") { () throws(GitError) in
             try session.repository.commitSignature(commit.id.objectID)
         }
@@ -65,38 +76,48 @@ extension StoreEngine {
         } catch {
             throw refuse("its signature does not hold: \(error.description)")
         }
-        guard let participant = trusted.participant(with: key) else {
-            throw refuse("it is signed by \(key), who is not a participant")
-        }
-        guard participant.access.mayWrite else {
-            throw refuse("it is signed by \(participant.name ?? key.description), who may only read")
-        }
-        if changesParticipants, participant.access != .owner {
-            throw refuse("it changes the participants, which only an owner may do", path)
+        for participants in authorities {
+            guard let participant = participants.participant(with: key) else {
+                throw refuse("it is signed by \(key), who is not a participant")
+            }
+            guard participant.access.mayWrite else {
+                throw refuse("it is signed by \(participant.name ?? key.description), who may only read")
+            }
+            if changesParticipants, participant.access != .owner {
+                throw refuse("it changes the participants, which only an owner may do", path)
+            }
         }
     }
 
-    /// The participants file of a merge: a change on one side is taken, a change on both sides
-    /// keeps the later side's (and is reported), applied to the layout's merged `tree`.
+    /// The participants file of a merge of `first` and `second` (its parents, in order) by the
+    /// participants merge rule, applied to the layout's merged `tree`. Where both sides changed
+    /// a participant differently, the conflict is reported; the app's resolver does not decide
+    /// it, since peers accept only what the rule gives.
     func mergedParticipants(
-        into tree: ObjectID, base: Commit?, dominant: Commit, subordinate: Commit, session: StoreSession
+        into tree: ObjectID, base: Commit?, first: Commit, second: Commit, session: StoreSession
     ) throws -> ObjectID {
         let path = ParticipantsFile.path
-        func blob(_ tree: ObjectID?) throws -> ObjectID? { try tree.flatMap { try session.entry(atPath: path, inTree: $0)?.id } }
-        let ancestor = try blob(base?.tree), mine = try blob(dominant.tree), theirs = try blob(subordinate.tree)
-        var chosen = theirs == ancestor ? mine : (mine == ancestor ? theirs : mine)
-        if mine != ancestor, theirs != ancestor, mine != theirs {
-            func json(_ id: ObjectID?) throws -> JSONValue? {
-                try id.map { try ValueCodec.parse(session.readBlob($0, path: path), commit: dominant.id, path: path) }
-            }
-            let decided = try MergeContext.inside(path) {
-                MergeContext.conflict(
-                    strategy: MergeDecision.lastWriterWins.rawValue, ancestor: try json(ancestor), dominant: try json(mine),
-                    subordinate: try json(theirs), chosen: try json(mine))
-            }
-            chosen = try decided.map { try session.writeBlob(CanonicalJSON.serialize($0), path: path) }
+        func blob(_ commit: Commit?) throws -> ObjectID? { try commit.flatMap { try session.entry(atPath: path, inTree: $0.tree)?.id } }
+        func file(_ commit: Commit?) throws -> ParticipantsFile? {
+            try commit.flatMap { try participants(inTree: $0.tree, of: $0, session: session)?.inForce }
         }
-        guard try chosen != blob(tree) else { return tree }
+        let ancestor = try file(base), ours = try file(first), theirs = try file(second)
+        let (merged, conflicted) = ParticipantsFile.merged(base: ancestor, first: ours, second: theirs)
+        let chosen: ObjectID?
+        switch merged {
+        case nil: chosen = nil
+        case ours: chosen = try blob(first)
+        case theirs: chosen = try blob(second)
+        case let merged?: chosen = try session.writeBlob(ValueCodec.encode(merged), path: path)
+        }
+        if conflicted {
+            func json(_ file: ParticipantsFile?) throws -> JSONValue? { try file.map { try ValueCodec.parse(ValueCodec.encode($0), commit: first.id, path: path) } }
+            MergeContext.report(
+                MergeConflict(
+                    path: JSONPointer.string([path]), strategy: ParticipantsFile.mergeStrategy, ancestor: try json(ancestor),
+                    ours: try json(ours), theirs: try json(theirs), decision: try json(merged)))
+        }
+        guard try chosen != session.entry(atPath: path, inTree: tree)?.id else { return tree }
         return try session.updatedTree(tree, applying: [chosen.map { .upsert(path: path, blob: $0) } ?? .remove(path: path)])
     }
 }

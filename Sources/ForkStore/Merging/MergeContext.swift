@@ -79,6 +79,12 @@ public final class MergeContext: Sendable {
         current?.state.withLock { _ = $0.strategies.insert(name) }
     }
 
+    /// Reports a conflict the store decided by a rule the app may not override (the
+    /// participants: peers accept only what the rule gives).
+    static func report(_ conflict: MergeConflict) {
+        current?.state.withLock { $0.conflicts.append(conflict) }
+    }
+
     /// Reports a conflict a strategy decided, asks the app's resolver, and returns the value
     /// to use: `chosen`, or the app's override.
     public static func conflict<Value: Codable>(

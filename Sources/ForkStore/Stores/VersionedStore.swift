@@ -101,6 +101,8 @@ extension VersionedStore {
     /// store has participants, its exchange takes in only commits signed by a participant who
     /// may write, and changes to the participants only when signed by an owner, so open the
     /// store with an owner's ``StoreOptions/signingKey`` to change them.
+    ///
+    /// - Throws: ``StoreError/encodingFailed(reason:)`` when the list names a key twice.
     @discardableResult
     public func setParticipants(_ participants: [Participant], message: String = "Change participants") throws -> Commit {
         try engine.setParticipants(participants, message: message)

@@ -1,0 +1,101 @@
+import ForkStoreGit
+
+/// Who may change a shared store at each commit that arrives in one fetch (FORMAT.md §9).
+///
+/// Two lists are in force for an incoming commit: the one its own history gives it (its
+/// parent's, or for a merge the participants merge rule over its parents and their merge
+/// base), and the one the receiving replica's `main` would hold after merging that history
+/// (the same rule over `main`, the commit's history and their merge base). The first keeps every
+/// replica's verdict on a history the same; the second keeps a removal, a demotion or the
+/// sharing itself that `main` already holds from being undone by a branch that starts before it.
+///
+/// Files are read and decoded once per blob and the common ancestor with `main` found once per
+/// line of history, so checking a fetch costs the same for each commit however long it is.
+struct ParticipantsInForce {
+    private let session: StoreSession
+    /// The receiving replica's `main` head and its participants.
+    private let main: Commit
+    private let onMain: ParticipantsFile?
+    /// The commits of this fetch (a single-parent one shares its parent's merge base with `main`).
+    private let arriving: Set<ObjectID>
+    /// Decoded participants files, by blob id.
+    private var files: [ObjectID: ParticipantsFile] = [:]
+    /// The participants at each commit's best common ancestor with `main`, by commit id.
+    private var sharedWithMain: [ObjectID: ParticipantsFile?] = [:]
+
+    init(main: Commit, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
+        self.session = session
+        self.main = main
+        self.onMain = participants.flatMap(\.inForce)
+        self.arriving = arriving
+    }
+
+    /// The participants `commit`'s tree holds (nil: not shared), from a file already checked.
+    mutating func participants(of commit: Commit) throws(StoreError) -> ParticipantsFile? {
+        guard let entry = try session.entry(atPath: ParticipantsFile.path, inTree: commit.tree) else { return nil }
+        if let known = files[entry.id] { return known.inForce }
+        let bytes = try session.readBlob(entry.id, path: ParticipantsFile.path)
+        let file = try ValueCodec.decode(ParticipantsFile.self, from: bytes, commit: commit.id, path: ParticipantsFile.path)
+        files[entry.id] = file
+        return file.inForce
+    }
+
+    /// Remembers a checked file, so its commit's children need not read it again.
+    mutating func remember(_ file: ParticipantsFile, blob: ObjectID) { files[blob] = file }
+
+    /// The participants `commit` builds on: its parent's; for two parents the merge rule over
+    /// them and their best merge base. Nil for a first commit, or when the history has none.
+    ///
+    /// - Throws: ``StoreError/rejectedCommit(commit:path:rule:)`` for more than two parents
+    ///   that hold different participants (ForkStore never writes such a commit).
+    mutating func builtOn(_ commit: Commit, parents: [Commit]) throws(StoreError) -> ParticipantsFile? {
+        var lists: [ParticipantsFile?] = []
+        for parent in parents { lists.append(try participants(of: parent)) }
+        guard let first = lists.first else { return nil }
+        if lists.allSatisfy({ $0 == first }) { return first }
+        guard parents.count == 2 else {
+            throw StoreError.rejectedCommit(
+                commit: commit.id, path: ParticipantsFile.path,
+                rule: "it joins more than two histories holding different participants")
+        }
+        var atBase: ParticipantsFile?
+        if let base = try session.mergeBases(parents[0], parents[1]).first { atBase = try participants(of: base) }
+        return ParticipantsFile.merged(base: atBase, first: first, second: lists[1]).participants
+    }
+
+    /// The participants `main` would hold after merging the history `commit` builds on, whose
+    /// own participants are `history`.
+    mutating func mainAfterMerging(_ commit: Commit, builtOn history: ParticipantsFile?) throws(StoreError) -> ParticipantsFile? {
+        guard history != onMain else { return onMain }
+        return ParticipantsFile.merged(base: try atCommonAncestor(of: commit), first: onMain, second: history).participants
+    }
+
+    /// The participants at the best common ancestor of `main` and `commit`, found by walking up
+    /// single-parent commits of this fetch to one already known (their ancestors with `main`
+    /// are the same).
+    private mutating func atCommonAncestor(of commit: Commit) throws(StoreError) -> ParticipantsFile? {
+        var line: [ObjectID] = [], current = commit
+        var found: ParticipantsFile?
+        while true {
+            let id = current.id.objectID
+            if let known = sharedWithMain[id] {
+                found = known
+                break
+            }
+            line.append(id)
+            if arriving.contains(id), current.parents.count == 1 {
+                current = try session.commit(current.parents[0].objectID)
+                continue
+            }
+            if let base = try session.mergeBases(main, current).first { found = try participants(of: base) }
+            break
+        }
+        for id in line { sharedWithMain[id] = found }
+        return found
+    }
+}
+
+extension ParticipantsFile {
+    /// The file as the rules read it: an empty list shares with nobody, as no file does.
+    var inForce: ParticipantsFile? { participants.isEmpty ? nil : self }
+}

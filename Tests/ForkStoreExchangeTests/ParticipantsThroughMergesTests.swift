@@ -1,0 +1,217 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// The participants in force at every commit, merges included (FORMAT.md §9): a merge holds
+/// what the participants merge rule gives from its parents and their base unless an owner
+/// signed otherwise, a removal stays removed, and honest owners changing the participants on
+/// two replicas at once end with the rule's list on both.
+@Suite("Participants through merges")
+struct ParticipantsThroughMergesTests {
+    private func expectClean(_ paths: String...) throws {
+        for path in paths {
+            let fsck = try git("--git-dir", path, "fsck", "--strict")
+            #expect(fsck.status == 0, "\(path): \(fsck.stderr)")
+        }
+    }
+
+    /// A writer's signed merge whose second parent is the store's first commit (which holds no
+    /// participants) cannot un-share the store; the same merge keeping the participants is taken.
+    @Test func aMergeWithTheFirstCommitCannotUnshareTheStore() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
+        try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        try await owner.save(Task2(id: "a", title: "shared"))
+        try await ownerSync.sync()
+
+        let head = try lab.remoteGit("rev-parse", "main")
+        let first = try lab.remoteGit("rev-list", "--max-parents=0", "main")
+        for tree in [try lab.tree("\(head)^{tree}", withParticipants: nil), try lab.remoteGit("rev-parse", "\(first)^{tree}")] {
+            try lab.remoteGit("update-ref", "refs/heads/main", try lab.craftSignedCommit(tree: tree, parents: [head, first], key: carol))
+            await expectSharingRefusal(ownerSync, saying: "only an owner")
+            #expect(try owner.participants().count == 2)
+        }
+        // A stranger's unsigned commit on top of the first commit stays refused too.
+        let stranger = try lab.remoteGit(["commit-tree", "\(first)^{tree}", "-p", first, "-m", "Stranger\n\nModel-Version: 1\nFormat-Version: 1\n"])
+        try lab.remoteGit("update-ref", "refs/heads/main", stranger)
+        await expectSharingRefusal(ownerSync, saying: "not signed")
+
+        // The writer's merge that keeps the participants is an ordinary merge.
+        let kept = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first], key: carol)
+        try lab.remoteGit("update-ref", "refs/heads/main", kept)
+        try await ownerSync.sync()
+        #expect(try owner.head().id.hex == kept)
+        #expect(try owner.participants().count == 2)
+        try expectClean(owner.path, lab.remotePath)
+    }
+
+    /// A first commit that names its own participants, or a merge of three histories that
+    /// hold different participants, cannot change who shares the store.
+    @Test func aFirstCommitOrAThreeWayJoinBringsNoParticipants() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
+        try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        try await owner.save(Task2(id: "a", title: "shared"))
+        try await ownerSync.sync()
+        let head = try lab.remoteGit("rev-parse", "main")
+        let first = try lab.remoteGit("rev-list", "--max-parents=0", "main")
+
+        let own = #"{"participants":[{"access":"owner","key":"\#(carol.key.publicKey)","name":"carol"}]}"#
+        let blob = try lab.remoteGit(["hash-object", "-w", "--stdin"], input: String(decoding: try CanonicalJSON.canonicalize(Array(own.utf8)), as: UTF8.self))
+        let root = try lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [], key: carol)
+        try lab.remoteGit("update-ref", "refs/heads/main", root)
+        await expectSharingRefusal(ownerSync, saying: "only an owner")
+
+        let joined = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first, "\(head)~1"], key: carol)
+        try lab.remoteGit("update-ref", "refs/heads/main", joined)
+        await expectSharingRefusal(ownerSync, saying: "more than two histories")
+        #expect(try owner.participants().count == 2)
+        try expectClean(owner.path)
+    }
+
+    /// A writer cannot bring back a removed participant by merging the commit before the
+    /// removal; the removed participant's own commits on that old history stay refused.
+    @Test func aWriterCannotReadmitARemovedParticipantThroughAMerge() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let dave = try TestKey("dave", in: lab.folder)
+        let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
+        try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol"), dave.participant(.write, "dave")])
+        try await owner.save(Task2(id: "a", title: "shared"))
+        let before = try owner.head().id.hex
+        try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        try await ownerSync.sync()
+        let removal = try lab.remoteGit("rev-parse", "main")
+        let oldList = try lab.remoteGit("rev-parse", "\(before):participants.json")
+
+        let readmitting = try lab.craftSignedCommit(
+            tree: try lab.tree("\(removal)^{tree}", withParticipants: oldList), parents: [removal, before], key: carol)
+        try lab.remoteGit("update-ref", "refs/heads/main", readmitting)
+        await expectSharingRefusal(ownerSync, saying: "only an owner")
+        // Parents the other way round: the same.
+        let swapped = try lab.craftSignedCommit(
+            tree: try lab.tree("\(removal)^{tree}", withParticipants: oldList), parents: [before, removal], key: carol)
+        try lab.remoteGit("update-ref", "refs/heads/main", swapped)
+        await expectSharingRefusal(ownerSync, saying: "only an owner")
+        // Dave's own commit on the history before his removal, pushed over the server's main.
+        let stale = try lab.craftSignedCommit(tree: "\(before)^{tree}", parents: [before], key: dave)
+        try lab.remoteGit("update-ref", "refs/heads/main", stale)
+        await expectSharingRefusal(ownerSync, saying: "not a participant")
+        #expect(try owner.participants().map(\.name) == ["alice", "carol"])
+        try expectClean(owner.path)
+    }
+
+    /// Bob removes alice, an owner, while she is offline. Her later commits (made on the
+    /// history that holds her removal, once her replica has merged it) are refused everywhere,
+    /// also by a replica that has not seen the removal yet.
+    @Test func anOwnerRemovedWhileOfflineWritesNothingAfterTheRemoval() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), bob = try TestKey("bob", in: lab.folder)
+        let carol = try TestKey("carol", in: lab.folder)
+        let (a, aSync) = try lab.signedReplica("alice", key: alice)
+        try a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.write, "carol")])
+        try await a.save(Task2(id: "x", title: "shared"))
+        try await aSync.sync()
+        let (b, bSync) = try lab.signedReplica("bob", key: bob)
+        let (c, cSync) = try lab.signedReplica("carol", key: carol)
+        try await bSync.sync()
+        try await cSync.sync()
+
+        try b.setParticipants([bob.participant(.owner, "bob"), carol.participant(.write, "carol")])
+        try await bSync.sync()
+        try await a.save(Task2(id: "offline", title: "written before alice knew"))
+        try await aSync.sync()  // alice's replica merges her removal and pushes its merge
+        #expect(try a.participants().map(\.name) == ["bob", "carol"])
+        try await a.save(Task2(id: "late", title: "after the removal"))
+        try await aSync.sync()
+
+        let carolBefore = try c.head()
+        await expectSharingRefusal(cSync, saying: "not a participant")
+        #expect(try c.head() == carolBefore)
+        await expectSharingRefusal(bSync, saying: "not a participant")
+        #expect(try await b.record("late") == nil)
+        try expectClean(a.path, b.path, c.path, lab.remotePath)
+    }
+
+    /// Two owners change the participants on two replicas at once: both merges are taken and
+    /// both replicas end with the rule's list (additions from both sides; where both changed
+    /// one participant, the entry granting less). A participant added on one side who writes
+    /// at once is taken by a replica that has not merged the addition yet.
+    @Test func concurrentOwnerChangesMergeByTheRule() async throws {
+        let lab = try SyncLab()
+        let keys = try ["alice", "bob", "carol", "dave", "erin"].map { try TestKey($0, in: lab.folder) }
+        let (alice, bob, carol, dave, erin) = (keys[0], keys[1], keys[2], keys[3], keys[4])
+        let (a, aSync) = try lab.signedReplica("alice", key: alice)
+        try a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.write, "carol")])
+        try await a.save(Task2(id: "x", title: "shared"))
+        try await aSync.sync()
+        let (b, bSync) = try lab.signedReplica("bob", key: bob)
+        let (c, cSync) = try lab.signedReplica("carol", key: carol)
+        try await bSync.sync()
+        try await cSync.sync()
+
+        try a.setParticipants([
+            alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.owner, "carol"),
+            dave.participant(.write, "dave"),
+        ])
+        try b.setParticipants([
+            alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.read, "carol"),
+            erin.participant(.write, "erin"),
+        ])
+        try await aSync.sync()
+        try await bSync.sync()  // bob merges alice's change
+        try await aSync.sync()  // alice takes bob's merge
+        let expected: Set<Participant> = [
+            alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.read, "carol"),
+            dave.participant(.write, "dave"), erin.participant(.write, "erin"),
+        ]
+        #expect(Set(try a.participants()) == expected)
+        #expect(Set(try b.participants()) == expected)
+        #expect(try a.head() == b.head())
+        #expect(try b.head().trailer("Merge-Conflict") == "/participants.json (least-access)")
+
+        // Dave writes at once; carol, who has merged none of it, takes all of it.
+        let (d, dSync) = try lab.signedReplica("dave", key: dave)
+        try await dSync.sync()
+        try await d.save(Task2(id: "d", title: "by dave"))
+        try await dSync.sync()
+        try await cSync.sync()
+        #expect(try await c.record("d")?.title == "by dave")
+        #expect(Set(try c.participants()) == expected)
+        try expectClean(a.path, b.path, c.path, d.path, lab.remotePath)
+    }
+
+    /// A writer added on the owner's other replica pushes 1,000 signed commits; the owner's
+    /// laptop, which has neither the addition nor the commits and whose own participants
+    /// changed meanwhile, takes them in two fetches (so every commit is checked against both
+    /// lists). The check costs the same for each commit however long the history.
+    @Test func aThousandSignedCommitsAreCheckedInBoundedTime() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let readers = try [TestKey("erin", in: lab.folder), TestKey("frank", in: lab.folder)]
+        let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
+        try laptop.setParticipants([alice.participant(.owner, "alice")])
+        try await laptopSync.sync()
+        let (phone, phoneSync) = try lab.signedReplica("phone", key: alice)
+        try await phoneSync.sync()
+        try phone.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        try await phoneSync.sync()
+        let (c, cSync) = try lab.signedReplica("carol", key: carol)
+        try await cSync.sync()
+        for round in 0..<2 {
+            for index in 0..<500 { try await c.save(Task2(id: "r\(round)-\(index)", title: "commit \(index)")) }
+            try await cSync.sync()
+            try laptop.setParticipants(try laptop.participants() + [readers[round].participant(.read, "reader-\(round)")])
+            let took = try await ContinuousClock().measure { try await laptopSync.sync() }
+            print("synced 500 signed commits (history \(500 * (round + 1))) in \(took)")
+            #expect(took < .seconds(8))
+        }
+        #expect(try await laptop.count() == 1000)
+        #expect(try laptop.participants().map(\.name) == ["alice", "reader-0", "carol", "reader-1"])  // the first parent's order, then additions
+        try expectClean(laptop.path, lab.remotePath)
+    }
+}
