@@ -3,7 +3,9 @@
 /// A store's participants live in its tree (`participants.json`), so they travel with the data.
 /// Once a store has participants, its exchange takes in only commits signed by a participant
 /// who may write, and changes to the participants only when an owner signed them: a stranger or
-/// a reader who can push to the server still cannot change anyone's data.
+/// a reader who can push to the server still cannot change anyone's data. A merge holds the
+/// participants merge rule's list (a removal stays removed), so no merge with an older commit
+/// brings back an older list (Schema/FORMAT.md section 9).
 public struct Participant: Sendable, Hashable, Codable {
     /// What a participant may do.
     public enum Access: String, Sendable, Hashable, Codable, CaseIterable {
