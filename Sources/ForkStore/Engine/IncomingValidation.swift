@@ -20,12 +20,12 @@ extension StoreEngine {
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
-        guard let main = known.first else { throw StoreError.mergeFailed(reason: "no main head to check the fetched commits against") }
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
         }
         var objects = Set(arriving)
-        var inForce = try ParticipantsInForce(main: session.commit(main), participants: trusted, arriving: objects, session: session)
+        let main = try known.first.map { (id) throws(StoreError) in try session.commit(id) }
+        var inForce = ParticipantsInForce(main: main, participants: trusted, arriving: objects, session: session)
         for id in arriving {
             let commit = try session.commit(id)
             do {

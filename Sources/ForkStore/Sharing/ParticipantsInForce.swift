@@ -14,7 +14,7 @@ import ForkStoreGit
 struct ParticipantsInForce {
     private let session: StoreSession
     /// The receiving replica's `main` head and its participants.
-    private let main: Commit
+    private let main: Commit?
     private let onMain: ParticipantsFile?
     /// The commits of this fetch (a single-parent one shares its parent's merge base with `main`).
     private let arriving: Set<ObjectID>
@@ -23,7 +23,7 @@ struct ParticipantsInForce {
     /// The participants at each commit's best common ancestor with `main`, by commit id.
     private var sharedWithMain: [ObjectID: ParticipantsFile?] = [:]
 
-    init(main: Commit, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
+    init(main: Commit?, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
         self.session = session
         self.main = main
         self.onMain = participants.flatMap(\.inForce)
@@ -87,7 +87,7 @@ struct ParticipantsInForce {
                 current = try session.commit(current.parents[0].objectID)
                 continue
             }
-            if let base = try session.mergeBases(main, current).first { found = try participants(of: base) }
+            if let main, let base = try session.mergeBases(main, current).first { found = try participants(of: base) }
             break
         }
         for id in line { sharedWithMain[id] = found }
