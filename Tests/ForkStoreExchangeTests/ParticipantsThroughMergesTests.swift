@@ -209,8 +209,9 @@ struct ParticipantsThroughMergesTests {
             let took = try await ContinuousClock().measure { try await laptopSync.sync() }
             print("synced 500 signed commits (history \(500 * (round + 1))) in \(took)")
             // About 2 s on an idle machine (the participants check ~0.35 s of it, the same in
-            // both rounds); the bound leaves room for a machine busy with other builds.
-            #expect(took < .seconds(15))
+            // both rounds), 3-5 s beside four builds. The bound is for a check that grows with
+            // history (one walk per commit would take minutes), with room for a busy machine.
+            #expect(took < .seconds(60))
         }
         #expect(try await laptop.count() == 1000)
         #expect(try laptop.participants().map(\.name) == ["alice", "reader-0", "carol", "reader-1"])  // the first parent's order, then additions
