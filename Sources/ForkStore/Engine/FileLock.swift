@@ -3,32 +3,57 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import Synchronization
 
 /// An OS advisory lock (`flock`) on a file in the git directory, shared by every process that
 /// opens the store. The kernel drops it when its process dies, so a killed holder never blocks
 /// the next one. The store has two: the writer lock, which serializes writers (while it is
 /// held, any git `*.lock` file left behind is known stale), and the packing lock, which keeps
 /// two processes from rolling up the same packs.
+///
+/// Only writers lock, so the file is opened (and made, if missing) on first use: a process
+/// that only reads never touches it, and can read a store it cannot write.
 final class FileLock: Sendable {
     static let writerFileName = "forkstore.flock"
     static let packingFileName = "forkstore-packing.flock"
-    private let descriptor: Int32
+    /// The open file, once a lock was asked for.
+    private let descriptor = Mutex<Int32?>(nil)
     let path: String
+    /// The store's folder (the git directory), named when it turns out read-only.
+    private let storePath: String
 
-    init(gitDirectory: String, fileName: String) throws(StoreError) {
+    init(gitDirectory: String, fileName: String) {
+        storePath = gitDirectory.hasSuffix("/") ? String(gitDirectory.dropLast()) : gitDirectory
         path = gitDirectory.hasSuffix("/") ? gitDirectory + fileName : gitDirectory + "/" + fileName
-        descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else {
-            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
-        }
     }
 
     deinit {
-        close(descriptor)
+        descriptor.withLock { if let open = $0 { close(open) } }
+    }
+
+    /// The lock file, opened for writing: a process that may not write the git directory
+    /// learns here, before it changes anything, that the store is read-only for it
+    /// (``StoreError/readOnlyStore(path:)``).
+    @discardableResult
+    func opened() throws(StoreError) -> Int32 {
+        try descriptor.withLock { (descriptor) throws(StoreError) -> Int32 in
+            if let descriptor { return descriptor }
+            let opened = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
+            guard opened >= 0 else {
+                let code = errno
+                if code == EACCES || code == EPERM || code == EROFS {
+                    throw StoreError.readOnlyStore(path: storePath)
+                }
+                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
+            }
+            descriptor = opened
+            return opened
+        }
     }
 
     /// Runs `body` holding the lock, waiting for other processes' holders to finish first.
     func withLock<Result>(_ body: () throws -> Result) throws -> Result {
+        let descriptor = try opened()
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
                 throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
@@ -41,7 +66,7 @@ final class FileLock: Sendable {
     /// Runs `body` holding the lock if no one else holds it; returns false, without running
     /// it, when someone does.
     func ifFree(_ body: () -> Void) -> Bool {
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
+        guard let descriptor = try? opened(), flock(descriptor, LOCK_EX | LOCK_NB) == 0 else { return false }
         defer { flock(descriptor, LOCK_UN) }
         body()
         return true

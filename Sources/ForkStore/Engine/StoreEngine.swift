@@ -50,8 +50,8 @@ public final class StoreEngine: Sendable {
         self.temporaryFolder = temporaryFolder
         self.options = options
         self.layout = layout
-        self.writerLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
-        self.packingLock = try FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.packingFileName)
+        self.writerLock = FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
+        self.packingLock = FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.packingFileName)
         self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
         self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: options.commitSignature))
     }

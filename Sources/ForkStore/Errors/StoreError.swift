@@ -55,6 +55,9 @@ public enum StoreError: Error, Sendable, Equatable {
     case repository(operation: String, reason: String)
     /// A file-system operation around the repository failed (the lock file, the manifest).
     case fileSystem(path: String, reason: String)
+    /// The store can be read but not written by this process: its folder is read-only for this
+    /// user or on a read-only file system. Nothing was changed; reads go on working.
+    case readOnlyStore(path: String)
     /// No record has this id on the fork.
     case recordNotFound(id: String, fork: String)
     /// The resource type's ``MigrationPlan`` has a gap or does not reach its model version.
@@ -122,6 +125,8 @@ extension StoreError: CustomStringConvertible {
             "The repository failed during \(operation): \(reason)."
         case .fileSystem(let path, let reason):
             "File-system error at '\(path)': \(reason)."
+        case .readOnlyStore(let path):
+            "The store at '\(path)' is read-only for this user: it can be read, but nothing can be written to it."
         case .invalidMigrationPlan(let reason):
             "Invalid migration plan: \(reason)."
         case .unsupportedModelVersion(let found, let oldest, let commit):
