@@ -14,6 +14,11 @@
 //   forkstore-stress-writer index STORE
 //     Prints "done start", brings the store's query index to main's head (IndexedItem
 //     records), and prints "done indexed".
+//   forkstore-stress-writer read STORE
+//     Reads a record collection of IndexedItem records as a process that may not write it
+//     would: prints "done records N", "done red N" (a query), "done count N", "done commits N",
+//     then tries a save, a fork and a pack, printing "done refused" for each that fails with
+//     StoreError.readOnlyStore and "done wrote" or "done failed: ERROR" otherwise.
 import ForkStore
 import ForkStoreQueries
 import ForkStoreTestSupport
@@ -59,6 +64,28 @@ do {
         acknowledge("start")
         try store.refreshIndex()
         acknowledge("indexed")
+    case "read":
+        guard arguments.count == 3 else { fail("usage") }
+        let store = try RecordStore<IndexedItem>.open(at: arguments[2])
+        acknowledge("records \(try store.records().count)")
+        acknowledge("red \(try store.query(RecordQuery().filter(\.tags, contains: "red")).count)")
+        acknowledge("count \(try store.count(matching: RecordQuery().filter(\.tags, contains: "red")))")
+        acknowledge("commits \(try store.history(of: .main).count)")
+        let writes: [() throws -> Void] = [
+            { try store.save(IndexedItem(id: "refused", title: "t")) },
+            { _ = try store.createFork(try Fork("refused"), from: .main) },
+            { _ = try store.pack() },
+        ]
+        for write in writes {
+            do {
+                try write()
+                acknowledge("wrote")
+            } catch StoreError.readOnlyStore {
+                acknowledge("refused")
+            } catch {
+                acknowledge("failed: \(error)")
+            }
+        }
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])

@@ -39,7 +39,7 @@ extension StoreEngine {
     ) throws -> String {
         let (reading, clamped) = try clock.next(after: parents) { try session.forkHeads() }
         var trailers = model.stamp(
-            lamport: parents.map(\.nextLamport).max() ?? 1, clock: reading, replica: clock.replica)
+            lamport: parents.map(\.nextLamport).max() ?? 1, clock: reading, replica: try clock.replica)
         trailers += try layout.trailers(forTree: tree, after: parents.first, in: session)
         for parent in clamped {
             let ahead = parent.clock.milliseconds - reading.milliseconds

@@ -16,18 +16,31 @@ import Darwin
 /// so in a `Clock-Clamped` trailer: one replica with a wrong clock cannot push every other
 /// replica's clock into the future, nor hold it still for longer than the skew.
 final class StoreClock: Sendable {
-    /// This store's replica id: 16 lowercase hex digits.
-    let replica: String
+    private let gitDirectory: String
+    private let knownReplica = Mutex<String?>(nil)
     private let wallClock: @Sendable () -> Date
     private let maximumSkew: Int64
     /// The last reading issued; nil until the first write sets it from the fork heads.
     private let lastIssued = Mutex<HybridTime?>(nil)
 
-    init(replica: String, options: StoreOptions) {
-        self.replica = replica
+    init(gitDirectory: String, options: StoreOptions) {
+        self.gitDirectory = gitDirectory
         self.wallClock = options.wallClock
         let (seconds, attoseconds) = options.maximumClockSkew.components
         self.maximumSkew = max(0, seconds * 1000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    /// This store's replica id: 16 lowercase hex digits, read (or made) when a commit first
+    /// needs it, so that a process that only reads never writes it.
+    var replica: String {
+        get throws(StoreError) {
+            try knownReplica.withLock { (known) throws(StoreError) -> String in
+                if let known { return known }
+                let replica = try Self.replica(gitDirectory: gitDirectory)
+                known = replica
+                return replica
+            }
+        }
     }
 
     /// The wall clock now, in milliseconds since 1970.

@@ -172,6 +172,8 @@ extension StoreEngine {
     private func withTransferRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws -> Result {
         try transfers.withLock { handle in
             if let repository = handle { return try body(repository) }
+            // A fetch writes the transfer repository before any lock is taken.
+            try requireWritable()
             let repository = try read { session in
                 try git("opening the transfer repository") { () throws(GitError) in
                     try Repository.openBorrowing(from: session.repository, at: path + "/" + Self.transferFolder)

@@ -52,7 +52,7 @@ public final class StoreEngine: Sendable {
         self.layout = layout
         self.writerLock = FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
         self.packingLock = FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.packingFileName)
-        self.clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
+        self.clock = StoreClock(gitDirectory: repository.gitDirectory, options: options)
         self.session = SerializedSession(StoreSession(repository: repository, model: layout.model, signature: options.commitSignature))
     }
 
@@ -127,10 +127,11 @@ public final class StoreEngine: Sendable {
         let repository = try git("creating the store") { () throws(GitError) in
             try Repository.createBare(at: staging.path, initialBranch: Fork.main.name)
         }
-        let clock = StoreClock(replica: try StoreClock.replica(gitDirectory: repository.gitDirectory), options: options)
+        let clock = StoreClock(gitDirectory: repository.gitDirectory, options: options)
+        let replica = try clock.replica
         try git("creating the store") { () throws(GitError) in
             let tree = try repository.writeTree([])
-            let stamp = layout.model.stamp(lamport: 1, clock: HybridTime(milliseconds: clock.now), replica: clock.replica)
+            let stamp = layout.model.stamp(lamport: 1, clock: HybridTime(milliseconds: clock.now), replica: replica)
             let message = CommitMessage.compose("Create store", trailers: stamp)
             let commit = try repository.createCommit(
                 tree: tree, parents: [], message: message, signature: options.commitSignature, sign: options.commitSigner)
@@ -170,6 +171,12 @@ public final class StoreEngine: Sendable {
         }
         if rollUpDue.withLock({ due in defer { due = false }; return due }) { rollUpPacks() }
         return result
+    }
+
+    /// Throws ``StoreError/readOnlyStore(path:)`` when this process cannot write the store, as
+    /// a write would learn from the writer lock: for work that writes before it locks.
+    func requireWritable() throws(StoreError) {
+        try writerLock.opened()
     }
 
     /// Publishes a change on the store's change stream.

@@ -1,0 +1,67 @@
+import ForkStore
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+@Suite("forknotes on a store it cannot write")
+struct ForkNotesReadOnlyTests {
+    /// Every file under `path`, relative to it.
+    private func files(under path: String) -> Set<String> {
+        Set(FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? [])
+    }
+
+    /// Runs forknotes as a user who cannot write the read-only store.
+    private func asReader(_ arguments: String...) async throws -> MeasuredRun {
+        let (executable, full) = ReadOnlyUser.command(productsFolder() + "/forknotes", arguments)
+        return try await MeasuredRun.run(executable, full, limit: 60)
+    }
+
+    /// Reading takes no lock and writes nothing: the index lives in memory when its file
+    /// cannot be written. Tried with a store never listed (no index file, and without the lock
+    /// and replica files, as a copy that left them out) and one listed before it became
+    /// read-only (an index file it may not update).
+    @Test(.enabled(if: ReadOnlyUser.isAvailable), arguments: [false, true])
+    func aReadOnlyStoreIsListedCountedAndLogged(listedBefore: Bool) async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        try cli.ok("add", "--store", cli.store, "--title", "Groceries", "--tag", "home")
+        try cli.ok("add", "--store", cli.store, "--title", "Taxes", "--tag", "work")
+        if listedBefore {
+            try cli.ok("list", "--store", cli.store)
+            try cli.ok("add", "--store", cli.store, "--title", "Later", "--tag", "work")
+        } else {
+            for file in ["forkstore.flock", "forkstore-packing.flock", "forkstore-replica"] {
+                try FileManager.default.removeItem(atPath: cli.store + "/" + file)
+            }
+        }
+        try ReadOnlyUser.makeReadOnly(cli.store)
+        defer { try? ReadOnlyUser.makeWritable(cli.store) }
+        let before = files(under: cli.store)
+
+        let list = try await asReader("list", "--store", cli.store)
+        #expect(list.status == 0, "\(list.stderr)")
+        #expect(list.stdout.contains("Groceries") && list.stdout.contains("Taxes"))
+        let work = try await asReader("list", "--store", cli.store, "--tag", "work", "--json")
+        #expect(work.status == 0, "\(work.stderr)")
+        #expect(work.stdout.contains("Taxes") && !work.stdout.contains("Groceries"))
+        let count = try await asReader("count", "--store", cli.store, "--tag", "work")
+        #expect(count.status == 0 && count.stdout == (listedBefore ? "2\n" : "1\n"), "\(count.stderr)")
+        let total = try await asReader("count", "--store", cli.store)
+        #expect(total.stdout == (listedBefore ? "3\n" : "2\n"))
+        let log = try await asReader("log", "--store", cli.store)
+        #expect(log.status == 0 && log.stdout.contains("Create store"), "\(log.stderr)")
+
+        // A write is refused by name, before anything changes.
+        let add = try await asReader("add", "--store", cli.store, "--title", "Refused")
+        #expect(add.status == 1)
+        #expect(add.stderr.contains("is read-only for this user"), "\(add.stderr)")
+        let fork = try await asReader("fork", "create", "--store", cli.store, "phone")
+        #expect(fork.status == 1 && fork.stderr.contains("is read-only for this user"), "\(fork.stderr)")
+        let remote = cli.folder.child("remote.git")
+        try git("init", "--quiet", "--bare", remote)
+        let sync = try await asReader("sync", "--store", cli.store, "--remote", remote)
+        #expect(sync.status == 1 && sync.stderr.contains("is read-only for this user"), "\(sync.stderr)")
+        #expect(files(under: cli.store) == before)
+        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+    }
+}
