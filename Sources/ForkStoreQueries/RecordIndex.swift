@@ -20,6 +20,10 @@ import Synchronization
 /// model version or another layout of this file is rebuilt; one whose recorded commit is not
 /// in the store (a copied file) is rebuilt. Where the file cannot be written (a read-only
 /// store) the index lives in memory.
+///
+/// The file is made only once the store has been read: it is built under a temporary name
+/// and linked into place when it holds the first fork's rows, so a query that fails (a fork
+/// naming a missing object, say) leaves no file behind, and no process sees one half made.
 final class RecordIndex<Record: IndexedRecord>: Sendable {
     static var fileName: String { "forkstore-index.sqlite" }
     /// The layout of this file; a file of another layout is rebuilt.
@@ -27,12 +31,12 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     private let path: String
     private let fields: [IndexedField<Record>]
-    private let database: Mutex<any DatabaseWriter>
+    /// Opened by the first query, once the store has been read.
+    private let database = Mutex<(any DatabaseWriter)?>(nil)
 
-    init(storePath: String) throws {
+    init(storePath: String) {
         path = (storePath as NSString).appendingPathComponent(Self.fileName)
         fields = Record.indexedFields
-        database = Mutex(try Self.open(path, fields: fields))
     }
 
     // MARK: Answering queries
@@ -120,7 +124,8 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
     ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
-        return try repairingDamage { database in
+        let seed = { (db: Database) in try self.bring(fork, to: head, of: store, in: db) }
+        return try repairingDamage(seed: seed) { database in
             let fresh = try database.read { db -> Result? in
                 try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db) : nil
             }
@@ -227,28 +232,69 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     // MARK: The file
 
-    /// Opens (or makes) the file with this build's schema; a file that is not a database or
-    /// is of another layout or field list is replaced. In memory when it cannot be written.
-    private static func open(_ path: String, fields: [IndexedField<Record>]) throws -> any DatabaseWriter {
+    /// Opens the file with this build's schema; a file that is not a database is replaced, one
+    /// of another layout or field list is emptied (`prepare`). A missing file is made with
+    /// `seed`'s rows (`make`). In memory when the folder cannot be written.
+    private static func open(_ path: String, fields: [IndexedField<Record>], seed: (Database) throws -> Void) throws -> any DatabaseWriter {
         var configuration = Configuration()
         configuration.busyMode = .timeout(10)
         configuration.label = "ForkStore index"
         // A cache: a transaction lost to a power cut leaves rows of an older head, which the
         // next query brings forward, so commits need not wait for fsync (WAL stays consistent).
         configuration.prepareDatabase { db in try db.execute(sql: "PRAGMA synchronous = NORMAL") }
-        func prepared(_ database: some DatabaseWriter) throws -> any DatabaseWriter {
+        func pool() throws -> any DatabaseWriter {
+            let database = try DatabasePool(path: path, configuration: configuration)
             try prepare(database, fields: fields)
             return database
         }
-        do {
-            return try prepared(DatabasePool(path: path, configuration: configuration))
-        } catch let error as DatabaseError where isDamage(error) {
-            removeFiles(at: path)
-            if let database = try? prepared(DatabasePool(path: path, configuration: configuration)) { return database }
-        } catch {
-            // A read-only folder, say: the index lives in memory.
+        if FileManager.default.fileExists(atPath: path) {
+            do {
+                return try pool()
+            } catch let error as DatabaseError where isDamage(error) {
+                removeFiles(at: path)
+            } catch {
+                return try inMemory(fields: fields, configuration: configuration)  // a read-only folder, say
+            }
         }
-        return try prepared(DatabaseQueue(configuration: configuration))
+        guard try make(path, fields: fields, configuration: configuration, seed: seed),
+            let database = try? pool()
+        else {
+            return try inMemory(fields: fields, configuration: configuration)
+        }
+        return database
+    }
+
+    /// Makes the file at `path`: a database of this build's schema, written under a temporary
+    /// name, filled by `seed`, then linked into place. Linked, not renamed: a file another
+    /// process put there first is kept, since two files must never share one `-wal`. Returns
+    /// false, leaving nothing behind, when the folder cannot be written; `seed`'s errors are
+    /// thrown, leaving nothing behind either.
+    private static func make(
+        _ path: String, fields: [IndexedField<Record>], configuration: Configuration, seed: (Database) throws -> Void
+    ) throws -> Bool {
+        let temporary = path + ".new-" + UUID().uuidString.prefix(8)
+        defer { removeFiles(at: temporary) }
+        let queue: DatabaseQueue
+        do {
+            queue = try DatabaseQueue(path: temporary, configuration: configuration)
+            try prepare(queue, fields: fields)
+        } catch {
+            return false
+        }
+        do {
+            try queue.write(seed)
+            try queue.close()
+        } catch {
+            try? queue.close()
+            throw error
+        }
+        return link(temporary, path) == 0 || errno == EEXIST
+    }
+
+    private static func inMemory(fields: [IndexedField<Record>], configuration: Configuration) throws -> any DatabaseWriter {
+        let database = try DatabaseQueue(configuration: configuration)
+        try prepare(database, fields: fields)
+        return database
     }
 
     /// What identifies the rows this build writes: the file's layout, the record type, its
@@ -292,18 +338,24 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         }
     }
 
-    /// Runs `work` on the database; when it finds the file damaged, replaces the file and runs
-    /// `work` once more (the new file is rebuilt from git as it goes).
-    private func repairingDamage<Result>(_ work: (any DatabaseWriter) throws -> Result) throws -> Result {
-        let current = database.withLock { $0 }
+    /// Runs `work` on the database (opened, or made with `seed`'s rows, on first use); when
+    /// it finds the file damaged, replaces the file and runs `work` once more.
+    private func repairingDamage<Result>(seed: (Database) throws -> Void, _ work: (any DatabaseWriter) throws -> Result) throws -> Result {
+        let current = try database.withLock { database in
+            if let database { return database }
+            let opened = try Self.open(path, fields: fields, seed: seed)
+            database = opened
+            return opened
+        }
         do {
             return try work(current)
         } catch let error as DatabaseError where Self.isDamage(error) {
             let replacement = try database.withLock { database -> any DatabaseWriter in
                 try? (database as? DatabasePool)?.close()
                 Self.removeFiles(at: path)
-                database = try Self.open(path, fields: fields)
-                return database
+                let opened = try Self.open(path, fields: fields, seed: seed)
+                database = opened
+                return opened
             }
             return try work(replacement)
         }
@@ -314,7 +366,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     }
 
     private static func removeFiles(at path: String) {
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+        for suffix in ["", "-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: path + suffix) }
     }
 }
 

@@ -53,7 +53,7 @@ extension RecordStore where Record: IndexedRecord {
     }
 
     func index() throws -> RecordIndex<Record> {
-        try engine.companion("ForkStoreQueries.RecordIndex") { try RecordIndex<Record>(storePath: path) }
+        try engine.companion("ForkStoreQueries.RecordIndex") { RecordIndex<Record>(storePath: path) }
     }
 }
 

@@ -64,4 +64,42 @@ struct ForkNotesReadOnlyTests {
         #expect(files(under: cli.store) == before)
         #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
     }
+
+    /// A listing that fails because `main` names a commit that is not there: no index file.
+    @Test func aListThatFailsOnAMissingCommitLeavesNoFile() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        try cli.ok("add", "--store", cli.store, "--title", "One", "--tag", "home")
+        try String(repeating: "1234567890", count: 4).appending("\n")
+            .write(toFile: cli.store + "/refs/heads/main", atomically: true, encoding: .utf8)
+        let before = files(under: cli.store)
+        for command in [["list"], ["list", "--tag", "home"], ["count", "--tag", "home"]] {
+            let result = try run(productsFolder() + "/forknotes", command + ["--store", cli.store])
+            #expect(result.status == 1)
+            #expect(result.stderr.contains("missing"), "\(result.stderr)")
+        }
+        #expect(files(under: cli.store) == before)
+    }
+
+    /// A listing that fails while building the index (a tree of `main` is missing): the
+    /// half-built file is not left behind, and the next listing after a repair builds it.
+    @Test func aListThatFailsWhileIndexingLeavesNoFile() throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        for index in 0..<5 { try cli.ok("add", "--store", cli.store, "--title", "Note \(index)", "--tag", "home") }
+        let trees = try git("--git-dir", cli.store, "ls-tree", "-r", "-t", "main", "records").stdout
+            .split(separator: "\n").filter { $0.contains(" tree ") }
+        let leaf = try #require(trees.last?.split(separator: " ")[2].prefix(40))
+        let object = cli.store + "/objects/" + leaf.prefix(2) + "/" + leaf.dropFirst(2)
+        let saved = try Data(contentsOf: URL(fileURLWithPath: object))
+        try FileManager.default.removeItem(atPath: object)
+        let before = files(under: cli.store)
+        let list = try run(productsFolder() + "/forknotes", ["list", "--store", cli.store])
+        #expect(list.status == 1)
+        #expect(files(under: cli.store) == before)
+
+        try saved.write(to: URL(fileURLWithPath: object))
+        #expect(try cli.notes().count == 5)
+        #expect(FileManager.default.fileExists(atPath: cli.store + "/forkstore-index.sqlite"))
+    }
 }
