@@ -11,9 +11,18 @@ struct ImportCommand: ParsableCommand {
             Each line is one note with id, title, body, tags and done, and optionally completedAt,
             due and updatedAt as ISO 8601 dates (the form list --json writes; ids come from the file;
             an existing note with the same id is replaced). Lines that cannot be stored are
-            reported on standard error, one per line, and the rest are stored.
+            reported on standard error, one per line, and the rest are stored. A line longer than
+            4 MB (4,194,304 bytes) is reported and skipped as soon as that many bytes have come,
+            so memory stays bounded whatever the file holds. The file must be a regular file of
+            UTF-8 text: a folder, a device or a pipe is refused before anything is read, and the
+            import stops at the first line that is not UTF-8 text (the lines before it are stored).
             Exit codes: 0 every line imported; 1 some lines were skipped (or another error).
             """)
+
+    /// The longest line read, in bytes without its newline: four times the largest note
+    /// (``StoreOptions/maximumRecordSize``, 1 MB), room for JSON escapes such as `\u00e9`
+    /// that the stored record writes shorter.
+    static let maximumLineLength = 4 << 20
 
     @OptionGroup var location: StoreLocation
     @OptionGroup var selection: ForkSelection
@@ -22,20 +31,17 @@ struct ImportCommand: ParsableCommand {
 
     func validate() throws {
         guard batchSize > 0 else { throw ValidationError("--batch-size must be at least 1.") }
-        guard FileManager.default.isReadableFile(atPath: file) else {
-            throw ValidationError("Cannot read '\(file)'.")
-        }
     }
 
     func run() throws {
+        // The file first: one that cannot be read as lines is refused before the store opens.
+        let input = try LineReader(path: file, maximumLength: Self.maximumLineLength)
         let store = try location.open()
         let fork = try selection.parsed()
-        guard let input = LineReader(path: file) else {
-            throw ValidationError("Cannot read '\(file)'.")
-        }
         let decoder = NoteJSON.decoder
         let progress = ProgressLine()
         var skipped = 0
+        var stop: LineReader.Failure?
         // Lines are read, checked and decoded one at a time, so any file size fits in memory.
         let result = try store.importRecords(
             to: fork, batchSize: batchSize, message: "Import notes",
@@ -45,7 +51,22 @@ struct ImportCommand: ParsableCommand {
             },
             progress: { progress.show(done: $0, label: "Importing") }
         ) {
-            while let (number, line) = input.next() {
+            while true {
+                let number: Int, line: [UInt8]
+                do throws(LineReader.Failure) {
+                    switch try input.next() {
+                    case nil: return nil
+                    case .tooLong(let tooLong):
+                        skipped += 1
+                        report("line \(tooLong): longer than \(Self.maximumLineLength) bytes, not read")
+                        continue
+                    case .text(let textNumber, let bytes): (number, line) = (textNumber, bytes)
+                    }
+                } catch {
+                    // The notes read so far are stored; the failure is reported after them.
+                    stop = error
+                    return nil
+                }
                 guard !line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") || $0 == UInt8(ascii: "\t") }) else {
                     continue
                 }
@@ -62,6 +83,7 @@ struct ImportCommand: ParsableCommand {
         }
         progress.finish()
         print("Imported \(result.imported) note(s) in \(result.commits) commit(s)" + (skipped > 0 ? "; \(skipped) skipped." : "."))
+        if let stop { throw stop }
         if skipped > 0 { throw ExitCode.failure }
     }
 

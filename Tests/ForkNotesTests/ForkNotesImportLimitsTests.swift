@@ -1,0 +1,88 @@
+import ForkStoreTestSupport
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite("forknotes import costs follow the input")
+struct ForkNotesImportLimitsTests {
+    private func importing(_ cli: ForkNotes, _ file: String, limit: Double = 30) async throws -> MeasuredRun {
+        try await MeasuredRun.run(productsFolder() + "/forknotes", ["import", "--store", cli.store, file], limit: limit)
+    }
+
+    private func note(_ id: String, body: String = "") -> String {
+        #"{"id":"\#(id)","title":"Note \#(id)","body":"\#(body)","tags":["t"],"done":false}"#
+    }
+
+    /// What cannot be read as lines of text is refused at once: a device that never ends, a
+    /// folder, a pipe nobody writes to, bytes that are not UTF-8, a sparse file of NULs.
+    @Test func whatIsNotATextFileIsRefusedAtOnce() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let folder = cli.folder.child("a-folder")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let fifo = cli.folder.child("a-fifo")
+        #expect(mkfifo(fifo, 0o644) == 0)
+        let binary = cli.folder.child("latin1.jsonl")
+        try Data([0x7B, 0x22, 0x69, 0x64, 0x22, 0x3A, 0x22, 0xE9, 0x22, 0x7D, 0x0A]).write(to: URL(fileURLWithPath: binary))
+        let sparse = cli.folder.child("sparse.jsonl")
+        _ = FileManager.default.createFile(atPath: sparse, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: sparse))
+        try handle.truncate(atOffset: 1 << 30)
+        try handle.close()
+
+        let cases = [
+            ("/dev/zero", "is a device"), (folder, "is a folder"), (fifo, "is a pipe"),
+            (binary, "Line 1 of '\(binary)' is not UTF-8 text"), (sparse, "Line 1 of '\(sparse)' is not UTF-8 text"),
+        ]
+        for (file, reason) in cases {
+            let result = try await importing(cli, file, limit: 10)
+            print("import \(file): \(String(format: "%.2f", result.seconds)) s, peak \(result.peakKB / 1024) MB, exit \(result.status)")
+            #expect(!result.timedOut && result.seconds < 1, "\(file) took \(result.seconds) s")
+            #expect(result.status == 1, "\(file): \(result.stdout)")
+            #expect(result.stderr.contains(reason), "\(file): \(result.stderr)")
+        }
+        #expect(try cli.notes().isEmpty)
+    }
+
+    /// A line over the limit is reported by number once the limit is reached and the rest of
+    /// it is read past: the lines around it are stored, and memory never holds it.
+    @Test func aLineOverTheLimitIsSkippedAtTheLimit() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let file = cli.folder.child("long.jsonl")
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        try handle.write(contentsOf: Data((note("before") + "\n" + #"{"id":"long","title":"t","body":""#).utf8))
+        let block = Data(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        for _ in 0..<100 { try handle.write(contentsOf: block) }
+        try handle.write(contentsOf: Data(("\",\"tags\":[],\"done\":false}\n" + note("after") + "\n").utf8))
+        try handle.close()
+
+        let result = try await importing(cli, file)
+        print("import of a 100 MB line: \(String(format: "%.2f", result.seconds)) s, peak \(result.peakKB / 1024) MB")
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("line 2: longer than 4194304 bytes"), "\(result.stderr)")
+        #expect(result.stdout.contains("Imported 2 note(s)"), "\(result.stdout)")
+        #expect(result.seconds < 5)
+        #expect(result.peakKB < 100 << 10)
+        #expect(Set(try cli.notes().compactMap { $0["id"] as? String }) == ["before", "after"])
+    }
+
+    /// A line of exactly the limit is read; one byte more is not.
+    @Test func theLimitIsExact() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let limit = 4 << 20
+        let open = #"{"id":"edge","title":"t","body":""#, close = #"","tags":[],"done":false}"#
+        let body = String(repeating: " ", count: limit - open.utf8.count - close.utf8.count)
+        let file = cli.folder.child("edge.jsonl")
+        try (open + body + close + "\n" + open + body + " " + close + "\n").write(toFile: file, atomically: true, encoding: .utf8)
+        let result = try await importing(cli, file)
+        // The first line is read (and then refused as a note too large to store); the second is not read.
+        #expect(result.stderr.contains("note edge: larger than the record limit"), "\(result.stderr)")
+        #expect(result.stderr.contains("line 2: longer than 4194304 bytes"), "\(result.stderr)")
+        #expect(!result.stderr.contains("line 1:"), "\(result.stderr)")
+    }
+}
