@@ -70,6 +70,31 @@ struct ForkNotesImportLimitsTests {
         #expect(Set(try cli.notes().compactMap { $0["id"] as? String }) == ["before", "after"])
     }
 
+    /// A large file of large notes (160 of 900 KB, 144 MB) is imported within 100 MB: a batch
+    /// ends once it holds the import's segment budget, whatever `--batch-size` says (before,
+    /// one batch held every note: 583 MB for 270 MB of notes).
+    @Test func aLargeFileIsImportedInBoundedMemory() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        let file = cli.folder.child("large.jsonl")
+        _ = FileManager.default.createFile(atPath: file, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
+        let count = 160
+        for index in 0..<count {
+            try handle.write(contentsOf: Data((note("large-\(index)", body: String(repeating: "abcdefghij", count: 90_000)) + "\n").utf8))
+        }
+        try handle.close()
+        let size = (try FileManager.default.attributesOfItem(atPath: file)[.size] as? Int) ?? 0
+
+        let result = try await importing(cli, file, limit: 600)
+        print("import of \(size >> 20) MB in \(count) notes: \(String(format: "%.1f", result.seconds)) s, peak \(result.peakKB >> 10) MB")
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Imported \(count) note(s)"), "\(result.stdout)")
+        #expect(result.peakKB < 100 << 10)
+        #expect(try cli("count", "--store", cli.store).stdout == "\(count)\n")
+        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+    }
+
     /// A line of exactly the limit is read; one byte more is not.
     @Test func theLimitIsExact() async throws {
         let cli = ForkNotes()

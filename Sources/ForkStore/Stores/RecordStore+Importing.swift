@@ -12,10 +12,11 @@ public struct ImportReport: Sendable, Equatable {
 
 extension RecordStore {
     /// Stores a stream of records the way git's own `fast-import` would: one commit per
-    /// `batchSize` records, written in segments of up to 8 commits (and 16 MB of records) that
-    /// each become one pack file and one move of the fork. Records are pulled from `next` one
-    /// at a time until it returns nil, so memory stays bounded by a segment whatever the
-    /// stream's length.
+    /// `batchSize` records, written in segments of up to 8 commits and 4 MB of encoded records
+    /// that each become one pack file and one move of the fork. A batch that reaches 4 MB ends
+    /// there (its commit holds fewer records), so memory follows ``importSegmentBudget`` and
+    /// ``StoreOptions/maximumRecordSize``, never `batchSize` or the stream's length: records
+    /// are pulled from `next` one at a time until it returns nil.
     ///
     /// A record larger than ``StoreOptions/maximumRecordSize`` is skipped and reported to
     /// `onSkipped`; any other error stops the import, with everything before the current
@@ -34,9 +35,9 @@ extension RecordStore {
             // A segment is read and encoded before the store is locked.
             var segment: [[(path: String, bytes: [UInt8])]] = []
             var bytes = 0
-            while !exhausted, segment.count < 8, bytes < 16 << 20 {
+            while !exhausted, segment.count < 8, bytes < Self.importSegmentBudget {
                 var batch: [(path: String, bytes: [UInt8])] = []
-                while batch.count < batchSize {
+                while batch.count < batchSize, bytes < Self.importSegmentBudget {
                     guard let record = try next() else {
                         exhausted = true
                         break
@@ -71,4 +72,8 @@ extension RecordStore {
         }
         return report
     }
+
+    /// The encoded records an import holds before it writes them (4 MB): a segment ends once
+    /// its records reach it, so an import holds at most this plus one record.
+    public static var importSegmentBudget: Int { 4 << 20 }
 }
