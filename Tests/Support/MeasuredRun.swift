@@ -74,30 +74,3 @@ private func highWaterMark(of pid: pid_t) -> Int {
     else { return 0 }
     return Int(line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first ?? "") ?? 0
 }
-
-/// Runs commands as a user who cannot write a folder made read-only with `chmod -R a-w`. Root
-/// ignores file permissions, so under root (as in CI) the command runs as `nobody` (65534)
-/// through `setpriv`: the kernel drops root's capabilities with the user id.
-public enum ReadOnlyUser {
-    static let setpriv = ["/usr/bin/setpriv", "/bin/setpriv"].first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    /// Whether a read-only folder can be tested here: not root, or root with `setpriv`.
-    public static var isAvailable: Bool { geteuid() != 0 || setpriv != nil }
-
-    /// The executable and arguments that run `command` as that user.
-    public static func command(_ executable: String, _ arguments: [String]) -> (String, [String]) {
-        guard geteuid() == 0, let setpriv else { return (executable, arguments) }
-        return (setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments)
-    }
-
-    /// Makes `path` and everything in it read-only for everyone (`chmod -R a-w`).
-    public static func makeReadOnly(_ path: String) throws {
-        let result = try run("/bin/chmod", ["-R", "a-w", path])
-        guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.stderr]) }
-    }
-
-    /// Gives the owner write access back, so the temporary folder can be removed.
-    public static func makeWritable(_ path: String) throws {
-        try run("/bin/chmod", ["-R", "u+w", path])
-    }
-}
