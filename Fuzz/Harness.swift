@@ -21,6 +21,7 @@ extension FuzzTarget {
         .jsonValueDecoder,
         .canonicalNumbers,
         .commitMessage,
+        .signedCommit,
         .recordPath,
         .manifest,
         .ssh,

@@ -72,9 +72,10 @@ extension StoreEngine {
         guard let signed else { throw refuse("it is not signed, and this store takes only commits signed by a participant") }
         let key: ParticipantKey
         do {
-            key = try SSHSignature.signer(of: signed.signedData, armored: signed.signature)
+            let commit = try signed.get()
+            key = try SSHSignature.signer(of: commit.signedData, armored: commit.signature)
         } catch {
-            throw refuse("its signature does not hold: \(error.description)")
+            throw refuse("its signature does not hold: \(error)")
         }
         for participants in authorities {
             guard let participant = participants.participant(with: key) else {

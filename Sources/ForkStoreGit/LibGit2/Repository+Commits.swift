@@ -86,19 +86,18 @@ extension Repository {
         return ObjectID(oid)
     }
 
-    /// A commit's `gpgsig` signature and the content it signs; nil when it is not signed.
-    package func commitSignature(_ id: ObjectID) throws(GitError) -> (signature: String, signedData: [UInt8])? {
-        var oid = id.raw
-        var signature = git_buf(), signed = git_buf()
-        defer {
-            git_buf_dispose(&signature)
-            git_buf_dispose(&signed)
+    /// A commit's `gpgsig` signature and the content it signs, read from the raw object by
+    /// ``SignedCommit`` (not by libgit2, which also looks in the message); nil when it is not
+    /// signed, a failure when its header can be read more than one way.
+    package func commitSignature(_ id: ObjectID) throws(GitError) -> Result<SignedCommit, SignedCommit.Ambiguity>? {
+        var result: Result<SignedCommit, SignedCommit.Ambiguity>?
+        try withRawObject(id) { (kind, data) throws(GitError) in
+            guard kind == .commit else {
+                throw GitError(function: "reading a commit", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a commit")
+            }
+            result = SignedCommit.reading(Array(data))
         }
-        guard try checkFound("git_commit_extract_signature", {
-            git_commit_extract_signature(&signature, &signed, pointer, &oid, "gpgsig")
-        }) else { return nil }
-        let text = String(decoding: UnsafeRawBufferPointer(start: signature.ptr, count: signature.size), as: UTF8.self)
-        return (text, Array(UnsafeRawBufferPointer(start: signed.ptr, count: signed.size)))
+        return result
     }
 
     /// Reads a commit. A missing object or an object of another type throws.
