@@ -6,7 +6,7 @@ extension Exchange {
     func runCycle() throws(ExchangeError) -> SyncReport {
         update { $0.state = .syncing }
         do {
-            let report = try cycle()
+            let report = try cycleHoldingTheSyncLock()
             update {
                 $0.state = .idle
                 $0.lastError = nil
@@ -32,6 +32,18 @@ extension Exchange {
         case .halted(let found, let known, _): .halted(found: found, known: known)
         default: .failed
         }
+    }
+
+    /// Runs the cycle once no other sync of the store runs, waiting at most
+    /// ``ExchangeOptions/busyTimeout`` for one that does.
+    private func cycleHoldingTheSyncLock() throws(ExchangeError) -> SyncReport {
+        let outcome = try step {
+            try store.engine.withSyncLock(waitingAtMost: options.busyTimeout) {
+                Result { () throws(ExchangeError) in try cycle() }
+            }
+        }
+        guard let outcome else { throw ExchangeError.busy(waited: options.busyTimeout) }
+        return try outcome.get()
     }
 
     private func cycle() throws(ExchangeError) -> SyncReport {

@@ -21,6 +21,10 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     case halted(found: Int, known: Int, commit: CommitID)
     /// The push kept losing races with other writers.
     case pushRejected(remote: String, attempts: Int, reason: String)
+    /// Another sync of the same store (in this process or another) kept running for longer
+    /// than ``ExchangeOptions/busyTimeout``, which this one waited; nothing was changed.
+    /// Syncing again later succeeds.
+    case busy(waited: Duration)
     /// The app's validation refused the push.
     case validationFailed(reason: String)
     /// The URL is not usable.
@@ -52,6 +56,8 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
             "Sync halted: the remote holds data of model version \(found) (commit \(commit.short)), but this app knows model version \(known). Update the app to sync again; local work goes on."
         case .pushRejected(let remote, let attempts, let reason):
             "The push to \(remote) was rejected \(attempts) times: \(reason)."
+        case .busy(let waited):
+            "Another sync of this store is running; this one waited \(Int(waited.seconds.rounded())) s for it to finish and gave up. Nothing was changed; sync again later."
         case .validationFailed(let reason):
             "The app refused the push: \(reason)."
         case .invalidRemote(let url, let reason):
@@ -66,7 +72,7 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Whether retrying later may succeed without anyone changing anything.
     public var isTransient: Bool {
         switch self {
-        case .offline, .pushRejected: true
+        case .offline, .pushRejected, .busy: true
         default: false
         }
     }

@@ -17,6 +17,10 @@ public struct ExchangeOptions: Sendable {
     public var initialBackoff: Duration
     /// The longest delay between retries.
     public var maximumBackoff: Duration
+    /// How long a sync waits for another sync of the same store (in this process or another)
+    /// to finish before it fails as ``ExchangeError/busy(waited:)``: syncs of one store run one
+    /// at a time.
+    public var busyTimeout: Duration
 
     /// Called before each push with the commits about to be pushed; throw to refuse.
     public var validateBeforePush: (@Sendable ([Commit]) throws -> Void)?
@@ -28,13 +32,15 @@ public struct ExchangeOptions: Sendable {
     public var conflictResolver: ConflictResolver?
 
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
-    /// attempts, backoff from 200 ms up to 60 s, no hooks.
+    /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store, no
+    /// hooks.
     public init(
         connectTimeout: Duration = .seconds(10),
         readWriteTimeout: Duration = .seconds(60),
         maximumPushAttempts: Int = 5,
         initialBackoff: Duration = .milliseconds(200),
         maximumBackoff: Duration = .seconds(60),
+        busyTimeout: Duration = .seconds(30),
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
@@ -45,6 +51,7 @@ public struct ExchangeOptions: Sendable {
         self.maximumPushAttempts = max(1, maximumPushAttempts)
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
+        self.busyTimeout = max(.zero, busyTimeout)
         self.validateBeforePush = validateBeforePush
         self.onError = onError
         self.onFinished = onFinished

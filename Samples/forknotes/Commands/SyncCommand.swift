@@ -15,6 +15,9 @@ struct SyncCommand: AsyncParsableCommand {
             (a password or token), or FORKNOTES_SSH_KEY (a private key file). FORKNOTES_HOST_KEY \
             pins an ssh host key (SHA256:...); FORKNOTES_INSECURE=1 trusts any server (tests only).
 
+            Syncs of one store run one at a time: a sync waits for one already running, for up \
+            to FORKNOTES_BUSY_TIMEOUT seconds (default 30), then exits busy (5).
+
             \(ExitCodes.summary)
             """)
 
@@ -30,7 +33,8 @@ struct SyncCommand: AsyncParsableCommand {
         }
         let exchange = Exchange(
             records: store,
-            remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust))
+            remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust),
+            options: SyncEnvironment.options)
         let progress = ProgressLine()
         let events = exchange.events()
         let watcher = Task {
@@ -59,6 +63,7 @@ struct SyncCommand: AsyncParsableCommand {
             switch error {
             case .offline: throw ExitCodes.offline
             case .halted: throw ExitCodes.halted
+            case _ where ExitCodes.isBusy(error): throw ExitCodes.busy
             default: throw ExitCode.failure
             }
         }

@@ -45,6 +45,16 @@ enum SyncEnvironment {
         return nil
     }
 
+    /// The exchange's options: `FORKNOTES_BUSY_TIMEOUT` (seconds) sets how long a sync waits
+    /// for another sync of the store; the library's defaults otherwise.
+    static var options: ExchangeOptions {
+        var options = ExchangeOptions()
+        if let text = ProcessInfo.processInfo.environment["FORKNOTES_BUSY_TIMEOUT"], let seconds = Double(text), seconds.isFinite, seconds >= 0 {
+            options.busyTimeout = .milliseconds(Int64(min(seconds, 86_400) * 1000))
+        }
+        return options
+    }
+
     static var trust: ServerTrust {
         let environment = ProcessInfo.processInfo.environment
         if let fingerprint = environment["FORKNOTES_HOST_KEY"] { return .pinnedHostKey(fingerprint: fingerprint) }

@@ -7,15 +7,17 @@ import Synchronization
 
 /// An OS advisory lock (`flock`) on a file in the git directory, shared by every process that
 /// opens the store. The kernel drops it when its process dies, so a killed holder never blocks
-/// the next one. The store has two: the writer lock, which serializes writers (while it is
-/// held, any git `*.lock` file left behind is known stale), and the packing lock, which keeps
-/// two processes from rolling up the same packs.
+/// the next one. The store has three: the writer lock, which serializes writers (while it is
+/// held, any git `*.lock` file left behind is known stale), the packing lock, which keeps two
+/// processes from rolling up the same packs, and the sync lock, which lets one sync at a time
+/// use the transfer repository.
 ///
-/// Only writers lock, so the file is opened (and made, if missing) on first use: a process
-/// that only reads never touches it, and can read a store it cannot write.
+/// Only writers and syncs lock, so the file is opened (and made, if missing) on first use: a
+/// process that only reads never touches it, and can read a store it cannot write.
 final class FileLock: Sendable {
     static let writerFileName = "forkstore.flock"
     static let packingFileName = "forkstore-packing.flock"
+    static let syncFileName = "forkstore-sync.flock"
     /// The open file, once a lock was asked for.
     private let descriptor = Mutex<Int32?>(nil)
     let path: String
@@ -58,6 +60,23 @@ final class FileLock: Sendable {
             guard errno == EINTR else {
                 throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
             }
+        }
+        defer { flock(descriptor, LOCK_UN) }
+        return try body()
+    }
+
+    /// Runs `body` holding the lock, waiting at most `limit` for other holders to finish (in
+    /// this process too, when it opened the file again); nil, without running it, when they
+    /// kept it that long. `flock` has no timeout, so the wait polls, 5 to 50 ms apart.
+    func withLock<Result>(waitingAtMost limit: Duration, _ body: () throws -> Result) throws -> Result? {
+        let descriptor = try opened()
+        let deadline = ContinuousClock.now + limit
+        while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+            }
+            guard ContinuousClock.now < deadline else { return nil }
+            usleep(UInt32.random(in: 5_000...50_000))
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()

@@ -168,7 +168,9 @@ extension StoreEngine {
     }
 
     /// Runs `body` with the transfer repository, opened on first use and kept for the engine's
-    /// lifetime, one transfer at a time.
+    /// lifetime, one transfer at a time. Callers hold the sync lock (``withSyncLock(waitingAtMost:_:)``)
+    /// from the fetch to the push: other syncs of the store, in this process or another, would
+    /// otherwise move its references and remove its objects in between.
     private func withTransferRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws -> Result {
         try transfers.withLock { handle in
             if let repository = handle { return try body(repository) }
