@@ -23,4 +23,21 @@ struct ForkNotes: AsyncParsableCommand {
         ]
     )
 
+    /// Runs the command as ArgumentParser's own `main` does, except that a store another
+    /// program kept busy (a `git` command holding a lock file) ends with its own exit code.
+    static func main() async {
+        do {
+            var command = try await asyncParseAsRoot()
+            if var command = command as? AsyncParsableCommand {
+                try await command.run()
+            } else {
+                try command.run()
+            }
+        } catch where ExitCodes.isBusy(error) {
+            Terminal.printError("Error: \(error)")
+            exit(withError: ExitCodes.busy)
+        } catch {
+            exit(withError: error)
+        }
+    }
 }

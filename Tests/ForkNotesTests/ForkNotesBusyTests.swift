@@ -6,8 +6,8 @@ import Testing
 import Glibc
 #endif
 
-/// Processes sharing one store: syncs run one at a time, and a sync another keeps waiting
-/// longer than forknotes waits ends with the busy exit code (5), never an internal error.
+/// Processes sharing one store: syncs run one at a time, and a store someone else holds longer
+/// than forknotes waits ends with the busy exit code (5), never an internal error.
 @Suite("forknotes when the store is busy")
 struct ForkNotesBusyTests {
     /// Four processes add and sync at once against one local remote. Rounds per process:
@@ -76,5 +76,22 @@ struct ForkNotesBusyTests {
         #expect(Date().timeIntervalSince(started) >= 1)
         flock(holder, LOCK_UN)
         #expect(try cli.ok("sync", "--store", cli.store).contains("pushed 1 commit"))
+    }
+
+    @Test func aWriteARunningGitCommandBlocksExitsBusyNamingTheLockFile() async throws {
+        let cli = ForkNotes()
+        try cli.ok("init", "--store", cli.store)
+        try cli.ok("add", "--store", cli.store, "--title", "before")
+        let head = try git("--git-dir", cli.store, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let transaction = try await onOwnThread {
+            try HeldGitTransaction(gitDirectory: cli.store, update: "refs/heads/main \(head) \(head)")
+        }
+        let result = try await onOwnThread { try cli("add", "--store", cli.store, "--title", "blocked") }
+        #expect(result.status == 5, "\(result.stderr)")
+        #expect(result.stderr.contains("refs/heads/main.lock"), "\(result.stderr)")
+        #expect(FileManager.default.fileExists(atPath: cli.store + "/refs/heads/main.lock"))
+        #expect(try await onOwnThread { try transaction.commit() }.contains("commit: ok"))
+        try cli.ok("add", "--store", cli.store, "--title", "after")
+        #expect(Set(try cli.notes().compactMap { $0["title"] as? String }) == ["before", "after"])
     }
 }

@@ -99,20 +99,6 @@ struct ConcurrencyTests {
         #expect(acknowledged.count > 8)
     }
 
-    @Test func aStaleLockFileFromAKilledWriterIsCleared() throws {
-        let (folder, store) = try makeStore()
-        _ = folder
-        try store.add("before")
-        // What a writer killed between locking and renaming the reference leaves behind.
-        let lock = store.path + "/refs/heads/main.lock"
-        #expect(FileManager.default.createFile(atPath: lock, contents: Data("0000\n".utf8)))
-        let reopened = try Store<Tally>.open(at: store.path)
-        try reopened.add("after")
-        #expect(try reopened.items() == ["before", "after"])
-        #expect(!FileManager.default.fileExists(atPath: lock))
-        try expectFsckClean(store.path)
-    }
-
     @Test func fsyncDurabilityWritesAndReads() throws {
         let folder = TemporaryFolder()
         let store = try Store<Tally>.create(at: folder.child("durable"), options: StoreOptions(fsync: true))

@@ -1,4 +1,5 @@
 import ArgumentParser
+import ForkStore
 import ForkStoreExchange
 
 /// The exit codes `forknotes` documents in its help.
@@ -9,14 +10,15 @@ enum ExitCodes {
     static let summary = """
         Exit codes: 0 success; 1 error (the message says what failed and what to do); \
         3 offline (the remote is unreachable; local changes are kept); 4 halted (the remote holds \
-        data of a newer model version; update forknotes); 5 busy (another sync of the store kept \
-        it for longer than forknotes waits; nothing was changed; try again); 64 bad usage.
+        data of a newer model version; update forknotes); 5 busy (another sync of the store, or \
+        a git command, kept it for longer than forknotes waits; nothing was changed; try again); \
+        64 bad usage.
         """
 
     /// Whether `error` says the store was busy: another program held it past the wait.
     static func isBusy(_ error: any Error) -> Bool {
         switch error {
-        case ExchangeError.busy: true
+        case StoreError.locked, ExchangeError.busy, ExchangeError.store(.locked): true
         default: false
         }
     }

@@ -7,8 +7,8 @@ import Synchronization
 
 /// An OS advisory lock (`flock`) on a file in the git directory, shared by every process that
 /// opens the store. The kernel drops it when its process dies, so a killed holder never blocks
-/// the next one. The store has three: the writer lock, which serializes writers (while it is
-/// held, any git `*.lock` file left behind is known stale), the packing lock, which keeps two
+/// the next one. The store has three: the writer lock, which serializes writers (its file also
+/// holds the note of a ref move in progress, see ``note``), the packing lock, which keeps two
 /// processes from rolling up the same packs, and the sync lock, which lets one sync at a time
 /// use the transfer repository.
 ///
@@ -80,6 +80,24 @@ final class FileLock: Sendable {
         }
         defer { flock(descriptor, LOCK_UN) }
         return try body()
+    }
+
+    /// What the last holder wrote into the file and did not clear ("" when nothing). A holder
+    /// notes there what it must finish, so a note found on taking the lock was left by a
+    /// holder that died first. Call it holding the lock.
+    var note: String {
+        guard let descriptor = try? opened() else { return "" }
+        var bytes = [UInt8](repeating: 0, count: 1024)
+        let count = pread(descriptor, &bytes, bytes.count, 0)
+        return count > 0 ? String(decoding: bytes[..<count], as: UTF8.self) : ""
+    }
+
+    /// Replaces the note (empty clears it). Call it holding the lock.
+    func setNote(_ text: String) throws(StoreError) {
+        let bytes = Array(text.utf8), descriptor = try opened()
+        guard ftruncate(descriptor, 0) == 0, bytes.isEmpty || pwrite(descriptor, bytes, bytes.count, 0) == bytes.count else {
+            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+        }
     }
 
     /// Runs `body` holding the lock if no one else holds it; returns false, without running

@@ -38,8 +38,12 @@ extension StoreEngine {
         try Self.refuseAppWrites(to: fork)
         let head = try write { session in
             let head = try session.head(of: fork)
-            try git("deleting fork '\(fork)'") { () throws(GitError) in
-                try session.repository.deleteReference(fork.referenceName, expecting: head.id.objectID)
+            do {
+                try changeReference(of: fork, to: nil, in: session) { () throws(GitError) in
+                    try session.repository.deleteReference(fork.referenceName, expecting: head.id.objectID)
+                }
+            } catch let error as GitError {
+                throw StoreError(error, during: "deleting fork '\(fork)'")
             }
             return head
         }

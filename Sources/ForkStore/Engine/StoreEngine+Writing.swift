@@ -74,23 +74,60 @@ extension StoreEngine {
     }
 
     /// Points a fork at `target` if it still points at `expected` (nil: only if the fork does
-    /// not exist yet). Returns false when another writer got there first. A git lock file in
-    /// the way is waited for, or removed when a killed writer left it.
+    /// not exist yet). Returns false when another writer got there first.
     func moveReference(of fork: Fork, to target: ObjectID, expecting expected: ObjectID?, in session: StoreSession) throws -> Bool {
-        let lockDeadline = Date().addingTimeInterval(Self.lockWaitLimit)
-        while true {
-            do {
+        do {
+            try changeReference(of: fork, to: target, in: session) { () throws(GitError) in
                 try session.repository.updateReference(
                     fork.referenceName, to: target, expecting: expected, logMessage: "forkstore: move \(fork)")
-                return true
-            } catch let error where error.code == .modified || error.code == .exists {
-                return false
-            } catch let error where error.code == .locked && Date() < lockDeadline {
-                clearOrWaitForLockFiles(of: fork, gitDirectory: session.repository.gitDirectory)
-            } catch let error where error.code == .invalidSpec {
-                throw StoreError.invalidForkName(fork.name, reason: error.message)
+            }
+            return true
+        } catch let error as GitError where error.code == .modified || error.code == .exists {
+            return false
+        } catch let error as GitError where error.code == .invalidSpec {
+            throw StoreError.invalidForkName(fork.name, reason: error.message)
+        } catch let error as GitError {
+            throw StoreError(error, during: "moving fork '\(fork)'")
+        }
+    }
+
+    /// Run on taking the writer lock: a note in its file was left by a writer killed while it
+    /// moved a ref. Removes the lock file that writer left, if it is there (see
+    /// ``GitLockFiles``), and clears the note.
+    func removeLockFileOfAKilledWriter(gitDirectory: String) {
+        let note = writerLock.note
+        guard !note.isEmpty else { return }
+        if let path = GitLockFiles.removeLeftover(noted: note, gitDirectory: gitDirectory) {
+            options.logger.notice("removed the lock file \(path) a killed writer left")
+        }
+        try? writerLock.setNote("")
+    }
+
+    /// Runs `change`, which moves (to `target`) or deletes (nil) a fork's reference, under the
+    /// writer lock, noting the move in the lock's file until it is done (see ``GitLockFiles``).
+    /// A git lock file in the way is waited for, unless stale, for ``lockWaitLimit``; then the
+    /// write fails as ``StoreError/locked(path:)``. Other failures of `change` are thrown as
+    /// they are (``GitError``).
+    func changeReference(of fork: Fork, to target: ObjectID?, in session: StoreSession, _ change: () throws(GitError) -> Void) throws {
+        let deadline = Date().addingTimeInterval(Self.lockWaitLimit)
+        let gitDirectory = session.repository.gitDirectory
+        try? writerLock.setNote(GitLockFiles.note(moving: fork.referenceName, to: target))
+        defer { try? writerLock.setNote("") }
+        let locks = [fork.referenceName + ".lock", "packed-refs.lock"].map { gitDirectory + $0 }
+        while true {
+            do throws(GitError) {
+                try change()
+                return
             } catch {
-                throw StoreError(error, during: "moving fork '\(fork)'")
+                guard error.code == .locked else { throw error }
+            }
+            if let stale = locks.first(where: { GitLockFiles.isStale($0) }) {
+                options.logger.notice("removing the lock file \(stale): no process has it open, and nobody touched it for \(Int(GitLockFiles.staleAge)) s")
+                try? FileManager.default.removeItem(atPath: stale)
+            } else if Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.05)
+            } else {
+                throw StoreError.locked(path: locks.first { FileManager.default.fileExists(atPath: $0) } ?? locks[0])
             }
         }
     }
@@ -164,48 +201,4 @@ extension StoreEngine {
 
     /// How long a write waits for a git lock file held by someone else before failing.
     static var lockWaitLimit: TimeInterval { 5 }
-
-    /// Handles a ref update that found git's lock file. A lock file no process has open was left
-    /// by a killed writer (git keeps its lock files open until it renames them) and is removed;
-    /// one a live process holds (a `git` command, say) is waited for. Where the system cannot
-    /// say who holds a file open (no `/proc`), a lock file two seconds old counts as stale.
-    private func clearOrWaitForLockFiles(of fork: Fork, gitDirectory: String) {
-        for file in [fork.referenceName + ".lock", "packed-refs.lock"] {
-            let path = gitDirectory + file
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: path),
-                let modified = attributes[.modificationDate] as? Date
-            else { continue }
-            let age = Date().timeIntervalSince(modified)
-            let stale: Bool =
-                switch LockFileOwner.isOpenByAnyProcess(path) {
-                case true?: false
-                case false?: age >= 0.25  // past the moment between git's close and rename
-                case nil: age >= 2
-                }
-            if stale {
-                options.logger.notice("removing stale lock file \(path) left by a killed writer")
-                try? FileManager.default.removeItem(atPath: path)
-                return
-            }
-        }
-        Thread.sleep(forTimeInterval: 0.05)
-    }
-}
-
-/// Who holds a file open, as far as the system tells.
-enum LockFileOwner {
-    /// Whether any process this user may inspect has `path` open; nil where the system does not
-    /// say (no `/proc`).
-    static func isOpenByAnyProcess(_ path: String) -> Bool? {
-        let fileManager = FileManager.default
-        guard let processes = try? fileManager.contentsOfDirectory(atPath: "/proc") else { return nil }
-        let target = URL(fileURLWithPath: path).resolvingSymlinksInPath().path
-        for process in processes where process.utf8.allSatisfy({ (48...57).contains($0) }) {
-            let folder = "/proc/\(process)/fd/"
-            for descriptor in (try? fileManager.contentsOfDirectory(atPath: folder)) ?? [] {
-                if (try? fileManager.destinationOfSymbolicLink(atPath: folder + descriptor)) == target { return true }
-            }
-        }
-        return false
-    }
 }

@@ -22,8 +22,8 @@ public final class StoreEngine: Sendable {
     let layout: any ContentLayout
     /// The repository, used by one thread at a time.
     private let session: SerializedSession
-    /// Serializes writers across processes.
-    private let writerLock: FileLock
+    /// Serializes writers across processes; its file holds the note of a ref move in progress.
+    let writerLock: FileLock
     /// Held by the process rolling packs up, outside the writer lock.
     let packingLock: FileLock
     /// Set by the packing policy when small packs should be rolled up once the write is done.
@@ -167,7 +167,10 @@ public final class StoreEngine: Sendable {
     /// anything that moves a reference.
     func write<Result>(_ body: (StoreSession) throws -> Result) throws -> Result {
         let result = try session.withSession { session in
-            try writerLock.withLock { try body(session) }
+            try writerLock.withLock {
+                removeLockFileOfAKilledWriter(gitDirectory: session.repository.gitDirectory)
+                return try body(session)
+            }
         }
         if rollUpDue.withLock({ due in defer { due = false }; return due }) { rollUpPacks() }
         return result

@@ -51,6 +51,11 @@ public enum StoreError: Error, Sendable, Equatable {
     case mergeFailed(reason: String)
     /// Other writers kept moving the fork; the write was given up after this many attempts.
     case concurrentUpdate(fork: String, attempts: Int)
+    /// Another program holds git's lock file at `path` (a running `git` command, say): the
+    /// write waited five seconds for it, then gave up, and nothing was written. Retrying later
+    /// succeeds once the program is done. A lock file counts as left over, and is removed, only
+    /// by the rules of the store's concurrency article.
+    case locked(path: String)
     /// The underlying git repository failed: the operation and libgit2's reason.
     case repository(operation: String, reason: String)
     /// A file-system operation around the repository failed (the lock file, the manifest).
@@ -121,6 +126,8 @@ extension StoreError: CustomStringConvertible {
             "The merge strategy failed: \(reason)."
         case .concurrentUpdate(let fork, let attempts):
             "Gave up writing fork '\(fork)' after \(attempts) attempts: other writers kept moving it."
+        case .locked(let path):
+            "Another program holds git's lock file '\(path)' (a running git command?); the write waited \(Int(StoreEngine.lockWaitLimit)) s for it and wrote nothing. Try again when it is done. A lock file no process has open and nobody has touched for \(Int(GitLockFiles.staleAge / 60)) minutes counts as left by a crash and is removed."
         case .repository(let operation, let reason):
             "The repository failed during \(operation): \(reason)."
         case .fileSystem(let path, let reason):
