@@ -57,7 +57,7 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
         case .pushRejected(let remote, let attempts, let reason):
             "The push to \(remote) was rejected \(attempts) times: \(reason)."
         case .busy(let waited):
-            "Another sync of this store is running; this one waited \(Int(waited.seconds.rounded())) s for it to finish and gave up. Nothing was changed; sync again later."
+            "Another sync of this store is running; this one waited \(waited < .seconds(1) ? "\(Int(waited.seconds * 1000)) ms" : "\(Int(waited.seconds.rounded())) s") for it to finish and gave up. Nothing was changed; sync again later."
         case .validationFailed(let reason):
             "The app refused the push: \(reason)."
         case .invalidRemote(let url, let reason):
