@@ -217,4 +217,71 @@ struct ParticipantsThroughMergesTests {
         #expect(try laptop.participants().map(\.name) == ["alice", "reader-0", "carol", "reader-1"])  // the first parent's order, then additions
         try expectClean(laptop.path, lab.remotePath)
     }
+
+    /// With several merge bases the rule holds against each: a removed writer's merge of two
+    /// old commits whose best common ancestors with `main` are both of them (one before her
+    /// addition, one after) does not bring her back, whichever base ranks first.
+    @Test func aMergeOfTwoOldCommitsWithTwoBasesCannotReadmitARemovedWriter() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
+        try laptop.setParticipants([alice.participant(.owner, "alice")])
+        try await laptop.save(Task2(id: "x", title: "shared"))
+        try await laptopSync.sync()
+        let (phone, phoneSync) = try lab.signedReplica("phone", key: alice)
+        try await phoneSync.sync()
+
+        try laptop.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        let added = try laptop.head().id.hex
+        try await laptopSync.sync()
+        try await Task.sleep(for: .milliseconds(20))  // the phone's write ranks above the addition
+        try await phone.save(Task2(id: "g", title: "phone, offline"))
+        let offline = try phone.head().id.hex
+        try await phoneSync.sync()  // the phone merges the addition
+        try await laptopSync.sync()
+        try laptop.setParticipants([alice.participant(.owner, "alice")])  // carol removed
+        try await laptop.save(Task2(id: "y", title: "after removal"))
+        try await laptopSync.sync()
+        let main = try lab.remoteGit("rev-parse", "main")
+        let phoneMerge = try lab.remoteGit("rev-parse", "\(main)~2")
+        #expect(Set(try lab.remoteGit("rev-list", "--parents", "-n1", phoneMerge).split(separator: " ").dropFirst().map(String.init)) == [offline, added])
+
+        let crafted = try lab.craftSignedCommit(tree: "\(phoneMerge)^{tree}", parents: [added, offline], key: carol)
+        #expect(Set(try lab.remoteGit("merge-base", "--all", main, crafted).split(separator: "\n").map(String.init)) == [offline, added])
+        try lab.remoteGit("update-ref", "refs/heads/main", crafted)
+        await expectSharingRefusal(laptopSync, saying: "not a participant")
+        #expect(try laptop.participants().map(\.name) == ["alice"])
+        try expectClean(laptop.path)
+    }
+
+    /// An owner's removal on one side of a criss-cross stays removed when merged with the other
+    /// side's merge, though the base that ranks first (the later write) never held the removed
+    /// writer; a peer takes the merge as written.
+    @Test func aRemovalStaysRemovedThroughACrissCross() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
+        try laptop.setParticipants([alice.participant(.owner, "alice")])
+        try await laptop.save(Task2(id: "x", title: "shared"))
+        try await laptopSync.sync()
+        let (peer, peerSync) = try lab.signedReplica("peer", key: alice)
+        try await peerSync.sync()
+
+        let phone = try Fork("phone"), added = try Fork("added")
+        try laptop.createFork(phone, from: .main)
+        try laptop.createFork(added, at: laptop.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")]).id)
+        try await Task.sleep(for: .milliseconds(20))  // the phone's write ranks above the addition
+        try await laptop.save(Task2(id: "g", title: "on the phone"), to: phone)
+        try laptop.merge(from: phone, into: .main)
+        try laptop.merge(from: added, into: phone)
+        try laptop.setParticipants([alice.participant(.owner, "alice")])  // carol removed
+        try laptop.merge(from: phone, into: .main)  // merge bases: the addition and the phone's write
+        #expect(try laptop.participants().map(\.name) == ["alice"])
+
+        try await laptopSync.sync()
+        try await peerSync.sync()
+        #expect(try peer.head() == laptop.head())
+        #expect(try peer.participants().map(\.name) == ["alice"])
+        try expectClean(laptop.path, peer.path, lab.remotePath)
+    }
 }

@@ -62,7 +62,7 @@ extension StoreEngine {
         let merged = try layout.merge(
             base: base, dominant: MergeInput(dominant), subordinate: MergeInput(subordinate), onto: parents.first.tree, in: session)
         let tree = try mergedParticipants(
-            into: merged.tree, base: bases.first, first: parents.first, second: parents.second, session: session)
+            into: merged.tree, bases: bases, first: parents.first, second: parents.second, session: session)
         return LayoutMerge(tree: tree, decision: merged.decision, origin: merged.origin)
     }
 

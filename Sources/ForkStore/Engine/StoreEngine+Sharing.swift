@@ -91,19 +91,21 @@ extension StoreEngine {
     }
 
     /// The participants file of a merge of `first` and `second` (its parents, in order) by the
-    /// participants merge rule, applied to the layout's merged `tree`. Where both sides changed
+    /// participants merge rule over their merge `bases`, applied to the layout's merged `tree`. Where both sides changed
     /// a participant differently, the conflict is reported; the app's resolver does not decide
     /// it, since peers accept only what the rule gives.
     func mergedParticipants(
-        into tree: ObjectID, base: Commit?, first: Commit, second: Commit, session: StoreSession
+        into tree: ObjectID, bases: [Commit], first: Commit, second: Commit, session: StoreSession
     ) throws -> ObjectID {
         let path = ParticipantsFile.path
         func blob(_ commit: Commit?) throws -> ObjectID? { try commit.flatMap { try session.entry(atPath: path, inTree: $0.tree)?.id } }
         func file(_ commit: Commit?) throws -> ParticipantsFile? {
             try commit.flatMap { try participants(inTree: $0.tree, of: $0, session: session)?.inForce }
         }
-        let ancestor = try file(base), ours = try file(first), theirs = try file(second)
-        let (merged, conflicted) = ParticipantsFile.merged(base: ancestor, first: ours, second: theirs)
+        var ancestors: [ParticipantsFile?] = []
+        for base in bases { ancestors.append(try file(base)) }
+        let ours = try file(first), theirs = try file(second)
+        let (merged, conflicted) = ParticipantsFile.merged(bases: ancestors, first: ours, second: theirs)
         let chosen: ObjectID?
         switch merged {
         case nil: chosen = nil
@@ -115,7 +117,7 @@ extension StoreEngine {
             func json(_ file: ParticipantsFile?) throws -> JSONValue? { try file.map { try ValueCodec.parse(ValueCodec.encode($0), commit: first.id, path: path) } }
             MergeContext.report(
                 MergeConflict(
-                    path: JSONPointer.string([path]), strategy: ParticipantsFile.mergeStrategy, ancestor: try json(ancestor),
+                    path: JSONPointer.string([path]), strategy: ParticipantsFile.mergeStrategy, ancestor: try json(ancestors.first ?? nil),
                     ours: try json(ours), theirs: try json(theirs), decision: try json(merged)))
         }
         guard try chosen != session.entry(atPath: path, inTree: tree)?.id else { return tree }

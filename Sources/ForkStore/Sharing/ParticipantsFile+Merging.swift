@@ -1,8 +1,8 @@
-/// The participants merge rule (FORMAT.md §9): participant by participant against the merge
-/// base, a change on one side taken, and where both sides changed one participant differently,
-/// the entry granting less: a removal stays removed, a demotion stays in force. It depends only
-/// on the three lists and the order of the two parents, never on clocks, so a peer that checks
-/// a merge computes exactly what the merging replica wrote.
+/// The participants merge rule (FORMAT.md §9.1): participant by participant against the merge
+/// base (against each, for several), a change on one side taken, and where both sides changed
+/// one participant differently, the entry granting less: a removal stays removed, a demotion
+/// stays in force. It depends only on the lists and the order of the two parents, never on
+/// clocks, so a peer that checks a merge computes exactly what the merging replica wrote.
 extension ParticipantsFile {
     /// The strategy named in a merge's report and trailers when both sides changed a participant.
     static let mergeStrategy = "least-access"
@@ -32,6 +32,30 @@ extension ParticipantsFile {
             }
         }
         return (merged.isEmpty ? nil : ParticipantsFile(participants: merged), conflicted)
+    }
+
+    /// The participants a merge of `first` and `second` holds given the lists at all their
+    /// best common ancestors `bases` (none for unrelated histories). With several (a
+    /// criss-cross), the rule against each base, combined by least access: a participant is
+    /// kept only where every shared result keeps them, at the least access any gives (a removal
+    /// wins). So no choice of base grants more than another, and the result depends neither on
+    /// the bases' order nor on their ranks. A result that is not shared restricts nothing:
+    /// sharing stays where any result shares. Combining different results is a conflict.
+    static func merged(
+        bases: [ParticipantsFile?], first: ParticipantsFile?, second: ParticipantsFile?
+    ) -> (participants: ParticipantsFile?, conflicted: Bool) {
+        let results = (bases.isEmpty ? [nil] : bases).map { merged(base: $0, first: first, second: second) }
+        let lists = results.map(\.participants)
+        if lists.allSatisfy({ $0 == lists[0] }) { return (lists[0], results.contains { $0.conflicted }) }
+        let shared = lists.compactMap { $0?.byKey }
+        var seen = Set<ParticipantKey>(), kept: [Participant] = []
+        for key in ((first?.participants ?? []) + (second?.participants ?? [])).map(\.key) where seen.insert(key).inserted {
+            let entries = shared.compactMap { $0[key] }
+            guard entries.count == shared.count, var least = entries.first else { continue }
+            for entry in entries.dropFirst() where entry.grantsLess(than: least) { least = entry }
+            kept.append(least)
+        }
+        return (kept.isEmpty ? nil : ParticipantsFile(participants: kept), true)
     }
 
     /// Each key's entry (the first one, should a list name a key twice).

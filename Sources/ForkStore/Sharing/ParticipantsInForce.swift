@@ -4,12 +4,13 @@ import ForkStoreGit
 ///
 /// Two lists are in force for an incoming commit: the one its own history gives it (its
 /// parent's, or for a merge the participants merge rule over its parents and their merge
-/// base), and the one the receiving replica's `main` would hold after merging that history
-/// (the same rule over `main`, the commit's history and their merge base). The first keeps every
-/// replica's verdict on a history the same; the second keeps a removal, a demotion or the
-/// sharing itself that `main` already holds from being undone by a branch that starts before it.
+/// bases), and the one the receiving replica's `main` would hold after merging that history
+/// (the same rule over `main`, the commit's history and their merge bases). The first keeps
+/// every replica's verdict on a history the same; the second keeps a removal, a demotion or the
+/// sharing itself that `main` already holds from being undone by a branch that starts before
+/// it.
 ///
-/// Files are read and decoded once per blob and the common ancestor with `main` found once per
+/// Files are read and decoded once per blob and the common ancestors with `main` found once per
 /// line of history, so checking a fetch costs the same for each commit however long it is.
 struct ParticipantsInForce {
     private let session: StoreSession
@@ -20,8 +21,8 @@ struct ParticipantsInForce {
     private let arriving: Set<ObjectID>
     /// Decoded participants files, by blob id.
     private var files: [ObjectID: ParticipantsFile] = [:]
-    /// The participants at each commit's best common ancestor with `main`, by commit id.
-    private var sharedWithMain: [ObjectID: ParticipantsFile?] = [:]
+    /// The participants at each commit's best common ancestors with `main`, by commit id.
+    private var sharedWithMain: [ObjectID: [ParticipantsFile?]] = [:]
 
     init(main: Commit?, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
         self.session = session
@@ -44,7 +45,7 @@ struct ParticipantsInForce {
     mutating func remember(_ file: ParticipantsFile, blob: ObjectID) { files[blob] = file }
 
     /// The participants `commit` builds on: its parent's; for two parents the merge rule over
-    /// them and their best merge base. Nil for a first commit, or when the history has none.
+    /// them and their merge bases. Nil for a first commit, or when the history has none.
     ///
     /// - Throws: ``StoreError/rejectedCommit(commit:path:rule:)`` for more than two parents
     ///   that hold different participants (ForkStore never writes such a commit).
@@ -58,24 +59,24 @@ struct ParticipantsInForce {
                 commit: commit.id, path: ParticipantsFile.path,
                 rule: "it joins more than two histories holding different participants")
         }
-        var atBase: ParticipantsFile?
-        if let base = try session.mergeBases(parents[0], parents[1]).first { atBase = try participants(of: base) }
-        return ParticipantsFile.merged(base: atBase, first: first, second: lists[1]).participants
+        var atBases: [ParticipantsFile?] = []
+        for base in try session.mergeBases(parents[0], parents[1]) { atBases.append(try participants(of: base)) }
+        return ParticipantsFile.merged(bases: atBases, first: first, second: lists[1]).participants
     }
 
     /// The participants `main` would hold after merging the history `commit` builds on, whose
     /// own participants are `history`.
     mutating func mainAfterMerging(_ commit: Commit, builtOn history: ParticipantsFile?) throws(StoreError) -> ParticipantsFile? {
         guard history != onMain else { return onMain }
-        return ParticipantsFile.merged(base: try atCommonAncestor(of: commit), first: onMain, second: history).participants
+        return ParticipantsFile.merged(bases: try atCommonAncestors(of: commit), first: onMain, second: history).participants
     }
 
-    /// The participants at the best common ancestor of `main` and `commit`, found by walking up
+    /// The participants at the best common ancestors of `main` and `commit`, found by walking up
     /// single-parent commits of this fetch to one already known (their ancestors with `main`
     /// are the same).
-    private mutating func atCommonAncestor(of commit: Commit) throws(StoreError) -> ParticipantsFile? {
+    private mutating func atCommonAncestors(of commit: Commit) throws(StoreError) -> [ParticipantsFile?] {
         var line: [ObjectID] = [], current = commit
-        var found: ParticipantsFile?
+        var found: [ParticipantsFile?] = []
         while true {
             let id = current.id.objectID
             if let known = sharedWithMain[id] {
@@ -87,7 +88,7 @@ struct ParticipantsInForce {
                 current = try session.commit(current.parents[0].objectID)
                 continue
             }
-            if let main, let base = try session.mergeBases(main, current).first { found = try participants(of: base) }
+            if let main { for base in try session.mergeBases(main, current) { found.append(try participants(of: base)) } }
             break
         }
         for id in line { sharedWithMain[id] = found }
