@@ -218,6 +218,35 @@ struct ParticipantsThroughMergesTests {
         try expectClean(laptop.path, lab.remotePath)
     }
 
+    /// Another store's history, though signed by this store's owner, brings none of its
+    /// participants: a shared store refuses a history that does not grow from `main`'s first
+    /// commit, as a head of its own or merged into this store's history by a stranger.
+    @Test func anotherStoresHistorySignedByTheOwnerIsRefused() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), mallory = try TestKey("mallory", in: lab.folder)
+        let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
+        try owner.setParticipants([alice.participant(.owner, "alice")])
+        try await owner.save(Task2(id: "private", title: "alice only"))
+        try await ownerSync.sync()
+        let head = try lab.remoteGit("rev-parse", "main")
+
+        let other = try RecordStore<Task2>.create(at: lab.folder.child("other"), options: signing(alice.key))
+        try other.setParticipants([alice.participant(.owner, "alice"), mallory.participant(.owner, "mallory")])
+        try await other.save(Task2(id: "other", title: "from store 2"))
+        let otherHead = try other.head().id.hex
+        try lab.remoteGit("fetch", "-q", other.path, "+refs/heads/main:refs/heads/graft")
+
+        try lab.remoteGit("update-ref", "refs/heads/main", otherHead)
+        await expectSharingRefusal(ownerSync, saying: "history of its own")
+        #expect(try owner.participants().map(\.name) == ["alice"])
+        let joined = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, otherHead], key: mallory)
+        try lab.remoteGit("update-ref", "refs/heads/main", joined)
+        await expectSharingRefusal(ownerSync, saying: "history of its own")
+        #expect(try owner.participants().map(\.name) == ["alice"])
+        #expect(try await owner.record("other") == nil)
+        try expectClean(owner.path)
+    }
+
     /// With several merge bases the rule holds against each: a removed writer's merge of two
     /// old commits whose best common ancestors with `main` are both of them (one before her
     /// addition, one after) does not bring her back, whichever base ranks first.

@@ -12,7 +12,8 @@ extension StoreEngine {
     /// them in that order, with every object they add that the checks walked (the commits, and
     /// the trees and blobs that differ from each one's first parent). `known` starts with
     /// `main`'s head, whose participants are `trusted`; each commit's signature is checked
-    /// against the participants in force for it (``ParticipantsInForce``).
+    /// against the participants in force for it (``ParticipantsInForce``), and where `main` is
+    /// shared, what arrives must grow from `main`'s history.
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
@@ -26,6 +27,7 @@ extension StoreEngine {
         var objects = Set(arriving)
         let main = try known.first.map { (id) throws(StoreError) in try session.commit(id) }
         var inForce = ParticipantsInForce(main: main, participants: trusted, arriving: objects, session: session)
+        if arriving.isEmpty { try inForce.checkGrowsFromMain(session.commit(head)) }
         for id in arriving {
             let commit = try session.commit(id)
             do {
@@ -35,6 +37,7 @@ extension StoreEngine {
                 let parent = parents.first
                 objects.formUnion(try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session))
                 try checkSharing(of: commit, parents: parents, inForce: &inForce, limit: options.maximumRecordSize, in: session)
+                try inForce.checkGrowsFromMain(commit)
                 try checkLayoutTrailers(of: commit, after: parent, in: session)
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)

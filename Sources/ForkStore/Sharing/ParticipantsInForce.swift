@@ -8,7 +8,8 @@ import ForkStoreGit
 /// (the same rule over `main`, the commit's history and their merge bases). The first keeps
 /// every replica's verdict on a history the same; the second keeps a removal, a demotion or the
 /// sharing itself that `main` already holds from being undone by a branch that starts before
-/// it.
+/// it. Where `main` is shared, what arrives must grow from `main`'s history: against no common
+/// ancestor, the rule would add another history's participants to `main`'s.
 ///
 /// Files are read and decoded once per blob and the common ancestors with `main` found once per
 /// line of history, so checking a fetch costs the same for each commit however long it is.
@@ -23,6 +24,8 @@ struct ParticipantsInForce {
     private var files: [ObjectID: ParticipantsFile] = [:]
     /// The participants at each commit's best common ancestors with `main`, by commit id.
     private var sharedWithMain: [ObjectID: [ParticipantsFile?]] = [:]
+    /// Known commits that arriving ones build on and that share history with `main`.
+    private var growingFromMain: Set<ObjectID> = []
 
     init(main: Commit?, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
         self.session = session
@@ -69,6 +72,28 @@ struct ParticipantsInForce {
     mutating func mainAfterMerging(_ commit: Commit, builtOn history: ParticipantsFile?) throws(StoreError) -> ParticipantsFile? {
         guard history != onMain else { return onMain }
         return ParticipantsFile.merged(bases: try atCommonAncestors(of: commit), first: onMain, second: history).participants
+    }
+
+    /// Refuses, where `main` is shared, a commit of this fetch that starts a history of its own
+    /// or builds on a known commit sharing no history with `main` (or, for a fetch that brings
+    /// nothing new, a known head that shares none): a shared store's history grows from
+    /// `main`'s first commit, whoever signed another's.
+    mutating func checkGrowsFromMain(_ commit: Commit) throws(StoreError) {
+        guard onMain != nil, let main else { return }
+        func refuse(_ how: String) -> StoreError {
+            .rejectedCommit(
+                commit: commit.id, path: "",
+                rule: "\(how), and a shared store takes only history that grows from main's first commit")
+        }
+        let id = commit.id.objectID, arrived = arriving.contains(id)
+        if arrived, commit.parents.isEmpty { throw refuse("it starts a history of its own") }
+        let starts = arrived ? commit.parents.map(\.objectID).filter { !arriving.contains($0) } : [id]
+        for start in starts where !growingFromMain.contains(start) {
+            guard try !session.mergeBases(main, session.commit(start)).isEmpty else {
+                throw refuse(start == id ? "it is a history of its own" : "it builds on \(CommitID(start).short), a history of its own")
+            }
+            growingFromMain.insert(start)
+        }
     }
 
     /// The participants at the best common ancestors of `main` and `commit`, found by walking up
