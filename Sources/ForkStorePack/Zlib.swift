@@ -43,7 +43,7 @@ package final class Deflater {
 /// expects: an entry's header gives the inflated size, so a stream that would grow past it
 /// is refused before it takes memory.
 package final class Inflater {
-    private var stream = z_stream()
+    fileprivate var stream = z_stream()
 
     package init() throws(PackError) {
         let status = inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
@@ -78,7 +78,74 @@ package final class Inflater {
     }
 }
 
+extension Inflater {
+    /// The first `count` bytes of the zlib stream at the start of `compressed` (fewer when it
+    /// holds fewer), inflating no more of it than that takes.
+    package func inflatePrefix(_ compressed: UnsafeRawBufferPointer, count: Int) throws(PackError) -> [UInt8] {
+        inflateReset(&stream)
+        var output = [UInt8](repeating: 0, count: count)
+        let (status, made) = output.withUnsafeMutableBytes { target -> (Int32, Int) in
+            stream.next_in = UnsafeMutablePointer(mutating: compressed.baseAddress?.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(clamping: compressed.count)
+            stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(target.count)
+            let status = CZlib.inflate(&stream, Z_SYNC_FLUSH)
+            return (status, target.count - Int(stream.avail_out))
+        }
+        guard status == Z_OK || status == Z_STREAM_END || (status == Z_BUF_ERROR && made == count) else {
+            throw .damaged(nil, "compressed data is damaged (zlib \(status))")
+        }
+        return Array(output.prefix(made))
+    }
+}
+
 /// The CRC-32 of `bytes`, as a pack index keeps it for each entry.
 package func crc32(of bytes: UnsafeRawBufferPointer) -> UInt32 {
     UInt32(crc32(0, bytes.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt(bytes.count)))
+}
+
+/// One zlib inflate stream fed in parts as they arrive (a pack over the network), whose output
+/// passes through a small window and is handed on piece by piece, never kept whole: what it
+/// costs in memory does not depend on what the stream holds.
+package final class StreamingInflater {
+    private var stream = z_stream()
+    private var window = [UInt8](repeating: 0, count: 64 << 10)
+
+    package init() throws(PackError) {
+        let status = inflateInit_(&stream, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size))
+        guard status == Z_OK else { throw PackError(.system, "zlib could not start an inflate stream (\(status))") }
+    }
+
+    deinit { inflateEnd(&stream) }
+
+    /// Starts a new stream.
+    package func reset() { inflateReset(&stream) }
+
+    /// Inflates what it can of `input`, handing each piece of output to `output` as it is made;
+    /// returns how many bytes of `input` it took, and whether the stream ended (the rest of
+    /// `input` follows it).
+    package func feed(
+        _ input: UnsafeRawBufferPointer, output: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> (consumed: Int, finished: Bool) {
+        guard let base = input.baseAddress, !input.isEmpty else { return (0, false) }
+        stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(clamping: input.count)
+        let offered = Int(stream.avail_in)
+        while true {
+            let (status, made) = window.withUnsafeMutableBytes { target -> (Int32, Int) in
+                stream.next_out = target.baseAddress?.assumingMemoryBound(to: Bytef.self)
+                stream.avail_out = uInt(target.count)
+                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
+                return (status, target.count - Int(stream.avail_out))
+            }
+            if made > 0 { try window.withUnsafeBytes { try output(UnsafeRawBufferPointer(rebasing: $0[..<made])) } }
+            let consumed = offered - Int(stream.avail_in)
+            switch status {
+            case Z_STREAM_END: return (consumed, true)
+            case Z_OK where stream.avail_in > 0 || made == window.count: continue
+            case Z_OK, Z_BUF_ERROR: return (consumed, false)  // all input taken: wait for more
+            default: throw PackError.damaged(nil, "compressed data is damaged (zlib \(status))")
+            }
+        }
+    }
 }

@@ -1,0 +1,123 @@
+import Foundation
+
+/// What reading a packed object costs, known from headers alone: its entry's header, and for a
+/// delta the size of the object it makes (the first bytes of its data), then the same for its
+/// base, back to a whole object. A small object can be a delta on a very large base, which any
+/// reader rebuilds first: ``check(_:limit:object:outsidePacks:)`` refuses such a chain before
+/// anything reads it. Holds the packs of one object database, each mapped on first use.
+package final class DeltaChains {
+    /// The most a chain may cost to read, in multiples of the object limit: every entry's data
+    /// and every object a delta makes along it, added up. git's chains (50 deep by default) of
+    /// records and trees cost far less.
+    package static let costPerObjectLimit = 64
+    /// The deepest chain, git's own maximum (`pack-objects --depth`).
+    package static let maximumDepth = 4_095
+
+    private let packs: [(index: PackIndex, path: String)]
+    private var mapped: [Int: Data] = [:]
+    private let inflater: Inflater
+
+    /// The packs in `folder` (an `objects/pack` folder).
+    package init(packFolder folder: String) throws(PackError) {
+        var packs: [(index: PackIndex, path: String)] = []
+        for pack in PackFile.packs(in: folder) { packs.append((try PackIndex(path: pack.base + ".idx"), pack.base + ".pack")) }
+        self.packs = packs
+        inflater = try Inflater()
+    }
+
+    /// Checks the chain of `id` when a pack holds it: every entry's data and every object a
+    /// delta makes at most `limit` bytes, all of them together at most ``costPerObjectLimit``
+    /// times it, at most ``maximumDepth`` deltas. A delta's base that no pack holds (a loose
+    /// object) goes to `outsidePacks`, which checks it where it is. Throws ``LimitExceeded``
+    /// naming `object`, or ``PackError`` for an entry that cannot be read.
+    package func check(_ id: ObjectID, limit: Int, object: String, outsidePacks: (ObjectID) throws -> Void) throws {
+        var cost = 0, depth = 0
+        func admit(_ size: Int, _ what: @autoclosure () -> String) throws(LimitExceeded) {
+            guard size <= limit else { throw LimitExceeded(.objectSize, maximum: limit, size: size, object: what()) }
+            cost += size
+            guard cost <= Self.costPerObjectLimit * limit else {
+                throw LimitExceeded(
+                    .objectSize, maximum: Self.costPerObjectLimit * limit, size: cost, object: "the chain of deltas of \(object)")
+            }
+        }
+        var next = location(of: id)
+        while let (pack, offset) = next {
+            let data = try self.data(of: pack)
+            let entry = try Self.entry(at: offset, in: data)
+            let whole = entry.header.type.kind != nil
+            try admit(entry.header.size, whole ? (depth == 0 ? object : "the delta base of \(object)") : "a delta of \(object)")
+            switch entry.base {
+            case nil: return
+            case .offset(let base)?: next = (pack, base)
+            case .id(let base)?:
+                next = location(of: base)
+                if next == nil { try outsidePacks(base) }
+            }
+            let made = try data.withBytes { (bytes) throws(PackError) in
+                try Self.resultSize(inflater.inflatePrefix(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), count: 20))
+            }
+            try admit(made, "an object rebuilt along the deltas of \(object)")
+            depth += 1
+            guard depth <= Self.maximumDepth else { throw PackError.damaged(nil, "\(object) is stored as more than \(Self.maximumDepth) deltas") }
+        }
+    }
+
+    /// The pack holding `id` and where its entry starts.
+    private func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
+        for (number, pack) in packs.enumerated() {
+            if let offset = pack.index.offset(of: id) { return (number, offset) }
+        }
+        return nil
+    }
+
+    private func data(of pack: Int) throws(PackError) -> Data {
+        if let data = mapped[pack] { return data }
+        let data = try MappedFile.map(packs[pack].path)
+        guard data.count >= 32 else { throw .damaged(packs[pack].path, "not a pack") }
+        mapped[pack] = data
+        return data
+    }
+
+    private enum Base {
+        case offset(Int)
+        case id(ObjectID)
+    }
+
+    /// The entry at `offset`: its header, its base when it is a delta, where its data starts.
+    private static func entry(at offset: Int, in pack: Data) throws(PackError) -> (header: EntryHeader, base: Base?, data: Int) {
+        guard offset >= 12, offset < pack.count - 20 else { throw .damaged(nil, "an entry lies outside its pack") }
+        return try pack.withBytes { (bytes) throws(PackError) in
+            let entry = UnsafeRawBufferPointer(rebasing: bytes[offset..<bytes.count - 20])
+            let (header, length) = try EntryHeader.decode(entry)
+            switch header.type {
+            case .offsetDelta:
+                let (distance, distanceLength) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: entry[length...]))
+                guard distance > 0, distance <= offset - 12 else { throw .damaged(nil, "a delta names no entry before it as its base") }
+                return (header, .offset(offset - distance), offset + length + distanceLength)
+            case .referenceDelta:
+                guard let id = ObjectID(copying: UnsafeRawBufferPointer(rebasing: entry[length...].prefix(20))) else {
+                    throw .damaged(nil, "a delta is cut short")
+                }
+                return (header, .id(id), offset + length + 20)
+            default:
+                return (header, nil, offset + length)
+            }
+        }
+    }
+
+    /// The size of the object a delta makes: the second of the two sizes its data starts with.
+    private static func resultSize(_ start: [UInt8]) throws(PackError) -> Int {
+        var sizes: [Int] = [], value = 0, shift = 0
+        for byte in start where sizes.count < 2 {
+            guard shift <= 56 else { throw .damaged(nil, "a delta's size is too large") }
+            value |= Int(byte & 0x7F) << shift
+            shift += 7
+            if byte & 0x80 == 0 {
+                sizes.append(value)
+                (value, shift) = (0, 0)
+            }
+        }
+        guard sizes.count == 2 else { throw .damaged(nil, "a delta's sizes are cut short") }
+        return sizes[1]
+    }
+}
