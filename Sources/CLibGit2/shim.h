@@ -163,4 +163,93 @@ static inline int forkstore_reading_backend_new(git_odb_backend **out, const cha
     return 0;
 }
 
+// An object database backend that writes packs only, each through a check first: every pack a
+// fetch receives (libgit2's smart transports hand it to `git_odb_write_pack`) is passed, as it
+// arrives, to `check` (ForkStoreGit's Repository+IncomingPacks.swift), and only then to
+// libgit2's own indexer, which writes it into `objects/pack`. A check that fails (an object
+// larger than allowed, say) fails the fetch before the indexer has taken memory for that
+// object. With no check set, it writes nothing: packs never arrive unchecked.
+
+typedef int (*forkstore_pack_check)(void *payload, const void *data, size_t size);
+
+typedef struct {
+    git_odb_backend parent;
+    git_odb_backend *packs;
+    forkstore_pack_check check;
+    void *payload;
+} forkstore_checking_backend;
+
+typedef struct {
+    git_odb_writepack parent;
+    git_odb_writepack *indexer;
+    forkstore_pack_check check;
+    void *payload;
+} forkstore_checking_writepack;
+
+static inline int forkstore_checking_append(git_odb_writepack *writepack, const void *data, size_t size, git_indexer_progress *stats) {
+    forkstore_checking_writepack *checking = (forkstore_checking_writepack *)writepack;
+    int error = checking->check(checking->payload, data, size);
+    if (error < 0) return error;
+    return checking->indexer->append(checking->indexer, data, size, stats);
+}
+
+// The check is told that the pack ended (no data) before the indexer resolves its deltas.
+static inline int forkstore_checking_commit(git_odb_writepack *writepack, git_indexer_progress *stats) {
+    forkstore_checking_writepack *checking = (forkstore_checking_writepack *)writepack;
+    int error = checking->check(checking->payload, NULL, 0);
+    if (error < 0) return error;
+    return checking->indexer->commit(checking->indexer, stats);
+}
+
+static inline void forkstore_checking_writepack_free(git_odb_writepack *writepack) {
+    forkstore_checking_writepack *checking = (forkstore_checking_writepack *)writepack;
+    checking->indexer->free(checking->indexer);
+    free(checking);
+}
+
+static inline int forkstore_checking_writepack_new(
+    git_odb_writepack **out, git_odb_backend *backend, git_odb *odb, git_indexer_progress_cb progress, void *payload) {
+    forkstore_checking_backend *checking = (forkstore_checking_backend *)backend;
+    if (checking->check == NULL) {
+        git_error_set_str(GIT_ERROR_ODB, "forkstore: a pack arrived outside a checked fetch");
+        return -1;
+    }
+    forkstore_checking_writepack *writepack = calloc(1, sizeof(forkstore_checking_writepack));
+    if (writepack == NULL) return -1;
+    int error = checking->packs->writepack(&writepack->indexer, checking->packs, odb, progress, payload);
+    if (error < 0) {
+        free(writepack);
+        return error;
+    }
+    writepack->parent.backend = backend;
+    writepack->parent.append = forkstore_checking_append;
+    writepack->parent.commit = forkstore_checking_commit;
+    writepack->parent.free = forkstore_checking_writepack_free;
+    writepack->check = checking->check;
+    writepack->payload = checking->payload;
+    *out = &writepack->parent;
+    return 0;
+}
+
+static inline void forkstore_checking_free(git_odb_backend *backend) {
+    git_odb_backend *packs = ((forkstore_checking_backend *)backend)->packs;
+    packs->free(packs);
+    free(backend);
+}
+
+static inline int forkstore_checking_backend_new(forkstore_checking_backend **out, const char *objects) {
+    forkstore_checking_backend *backend = calloc(1, sizeof(forkstore_checking_backend));
+    if (backend == NULL) return -1;
+    int error = git_odb_backend_pack(&backend->packs, objects);
+    if (error < 0) {
+        free(backend);
+        return error;
+    }
+    backend->parent.version = GIT_ODB_BACKEND_VERSION;
+    backend->parent.writepack = forkstore_checking_writepack_new;
+    backend->parent.free = forkstore_checking_free;
+    *out = backend;
+    return 0;
+}
+
 #endif

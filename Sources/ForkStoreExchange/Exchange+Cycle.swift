@@ -187,7 +187,10 @@ extension Exchange {
             case .pinnedHostKey(let fingerprint): .pinnedHostKey(sha256: Self.decodeFingerprint(fingerprint))
             }
         let timeouts = NetworkTimeouts(connect: options.connectTimeout, io: options.readWriteTimeout)
-        return RemoteOptions(credential: credential, trust: trust, timeouts: timeouts) { [weak self] statistics in
+        let limits = IncomingLimits(
+            maximumObjectSize: options.maximumObjectSize ?? store.engine.defaultMaximumIncomingObjectSize,
+            maximumFetchSize: options.maximumFetchSize)
+        return RemoteOptions(credential: credential, trust: trust, timeouts: timeouts, limits: limits) { [weak self] statistics in
             self?.publish(.progress(TransferProgress(
                 direction: statistics.direction == .fetch ? .fetch : .push,
                 objects: statistics.objects, totalObjects: statistics.totalObjects, bytes: statistics.bytes)))
@@ -232,6 +235,10 @@ extension Exchange {
                 remote: url,
                 reason: "the remote redirected to another host, which is not followed: credentials go to the remote's own origin only (\(reason))")
         case .transport: .transport(remote: url, reason: reason)
+        case .limitExceeded(let exceeded):
+            .tooLarge(
+                remote: url, limit: exceeded.limit == .objectSize ? .objectSize : .fetchSize, maximum: exceeded.maximum,
+                size: exceeded.size, object: exceeded.object)
         }
     }
 }

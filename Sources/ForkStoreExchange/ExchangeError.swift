@@ -29,6 +29,13 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     case validationFailed(reason: String)
     /// The URL is not usable.
     case invalidRemote(url: String, reason: String)
+    /// The remote would bring more than the exchange takes: an object larger than
+    /// ``ExchangeOptions/maximumObjectSize``, or more than ``ExchangeOptions/maximumFetchSize``
+    /// in one fetch. Refused from the sizes the data declares, before memory is taken for it;
+    /// nothing was merged or kept. `object` names what broke the limit (an object's id, or an
+    /// entry of the fetched pack); `size` is its size, or what the fetch had reached. Not
+    /// retried: the remote has to change, or the limit.
+    case tooLarge(remote: String, limit: IncomingLimit, maximum: Int, size: Int, object: String)
     /// The local store failed.
     case store(StoreError)
     /// Another transport failure.
@@ -62,6 +69,10 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
             "The app refused the push: \(reason)."
         case .invalidRemote(let url, let reason):
             "The remote '\(url)' cannot be used: \(reason)."
+        case .tooLarge(let remote, .objectSize, let maximum, let size, let object):
+            "The remote \(remote) sent \(object) of \(size) bytes, over the largest object a sync takes (\(maximum) bytes, ExchangeOptions.maximumObjectSize). Nothing was merged."
+        case .tooLarge(let remote, .fetchSize, let maximum, let size, let object):
+            "The remote \(remote) sent more than a sync takes in one fetch (\(maximum) bytes, ExchangeOptions.maximumFetchSize): \(size) bytes at \(object). Nothing was merged."
         case .store(let error):
             error.description
         case .transport(let remote, let reason):
@@ -76,4 +87,13 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
         default: false
         }
     }
+}
+
+/// Which of the exchange's limits on what a fetch brings was passed
+/// (``ExchangeError/tooLarge(remote:limit:maximum:size:object:)``).
+public enum IncomingLimit: Sendable, Equatable {
+    /// ``ExchangeOptions/maximumObjectSize``: one object was larger.
+    case objectSize
+    /// ``ExchangeOptions/maximumFetchSize``: the fetch as a whole brought more.
+    case fetchSize
 }

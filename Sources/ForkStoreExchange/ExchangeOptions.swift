@@ -21,6 +21,17 @@ public struct ExchangeOptions: Sendable {
     /// to finish before it fails as ``ExchangeError/busy(waited:)``: syncs of one store run one
     /// at a time.
     public var busyTimeout: Duration
+    /// The largest object a fetch may bring — a commit, a tree or a blob, whole or rebuilt from
+    /// a delta — in bytes. Checked from the size the data declares (a pack entry's header, a
+    /// delta's result-size header, an object's header) before any memory is taken for the
+    /// object; a larger one fails the sync with ``ExchangeError/tooLarge(remote:limit:maximum:size:object:)``.
+    /// Nil (the default) takes the store's `StoreOptions.maximumRecordSize`, but at least
+    /// 1 MB: no record may be larger, and trees and commits get room whatever size records have.
+    public var maximumObjectSize: Int?
+    /// The most one fetch may bring, in bytes (default 1 GiB): counted as received, and again
+    /// as the sizes of its objects (a delta counted as the object it makes). It bounds what a
+    /// fetch costs in time and disk, and what the transfer repository keeps of a refused one.
+    public var maximumFetchSize: Int
 
     /// Called before each push with the commits about to be pushed; throw to refuse.
     public var validateBeforePush: (@Sendable ([Commit]) throws -> Void)?
@@ -32,8 +43,8 @@ public struct ExchangeOptions: Sendable {
     public var conflictResolver: ConflictResolver?
 
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
-    /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store, no
-    /// hooks.
+    /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store,
+    /// objects up to the store's record limit (at least 1 MB), 1 GiB a fetch, no hooks.
     public init(
         connectTimeout: Duration = .seconds(10),
         readWriteTimeout: Duration = .seconds(60),
@@ -41,6 +52,8 @@ public struct ExchangeOptions: Sendable {
         initialBackoff: Duration = .milliseconds(200),
         maximumBackoff: Duration = .seconds(60),
         busyTimeout: Duration = .seconds(30),
+        maximumObjectSize: Int? = nil,
+        maximumFetchSize: Int = 1 << 30,
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
@@ -52,6 +65,8 @@ public struct ExchangeOptions: Sendable {
         self.initialBackoff = initialBackoff
         self.maximumBackoff = maximumBackoff
         self.busyTimeout = max(.zero, busyTimeout)
+        self.maximumObjectSize = maximumObjectSize.map { max(0, $0) }
+        self.maximumFetchSize = max(0, maximumFetchSize)
         self.validateBeforePush = validateBeforePush
         self.onError = onError
         self.onFinished = onFinished

@@ -21,15 +21,20 @@ public struct MeasuredRun: Sendable {
 extension MeasuredRun {
     /// Runs `executable` on a thread of its own (the cooperative pool stays free), killing it
     /// at `limit` seconds, so a child that never ends fails a test instead of hanging it.
-    public static func run(_ executable: String, _ arguments: [String], limit: Double) async throws -> MeasuredRun {
+    /// `environment` is added to the test process's own.
+    public static func run(
+        _ executable: String, _ arguments: [String], limit: Double, environment: [String: String] = [:]
+    ) async throws -> MeasuredRun {
         try await withCheckedThrowingContinuation { continuation in
             Thread.detachNewThread {
-                continuation.resume(with: Result { try runBlocking(executable, arguments, limit: limit) })
+                continuation.resume(with: Result { try runBlocking(executable, arguments, limit: limit, environment: environment) })
             }
         }
     }
 
-    private static func runBlocking(_ executable: String, _ arguments: [String], limit: Double) throws -> MeasuredRun {
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], limit: Double, environment: [String: String]
+    ) throws -> MeasuredRun {
         let folder = TemporaryFolder("measured-run")
         let (out, err) = (folder.child("stdout"), folder.child("stderr"))
         var actions = posix_spawn_file_actions_t()
@@ -39,10 +44,12 @@ extension MeasuredRun {
         posix_spawn_file_actions_addopen(&actions, 1, out, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         posix_spawn_file_actions_addopen(&actions, 2, err, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        let merged = ProcessInfo.processInfo.environment.merging(environment) { _, new in new }
+        let envp = merged.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { (argv + envp).forEach { free($0) } }
         let started = Date()
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, executable, &actions, nil, argv, envp)
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EINVAL) }
         var status: Int32 = 0
         var timedOut = false

@@ -23,18 +23,46 @@ struct LocalRemote {
         self.repository = repository
     }
 
-    /// Copies what the remote's `main` adds to `known` (the store's heads) into `transfer` as
-    /// one pack, and points `reference` there at it; nil when the remote has no `main`.
+    /// Copies what the remote's `main` adds to `transfer` (which borrows the store's objects)
+    /// into it as one pack, and points `reference` there at it; nil when the remote has no
+    /// `main`.
+    ///
+    /// Every object is held to `limits` by its header before it is read whole (the header of a
+    /// delta gives the size it makes): a remote that holds a bomb costs a header's read.
+    ///
+    /// - Throws: ``TransferFailure/limitExceeded(_:)`` when an object, or all of them, would
+    ///   bring more than `limits` allow; ``GitError`` when the remote cannot be read.
     func fetchMain(
-        into transfer: Repository, knowing known: [ObjectID], as reference: String, progress: RemoteOptions.Progress?
-    ) throws(GitError) -> ObjectID? {
+        into transfer: Repository, as reference: String, limits: IncomingLimits, progress: RemoteOptions.Progress?
+    ) throws -> ObjectID? {
         guard let head = try repository.resolveReference(Fork.main.referenceName) else { return nil }
-        let arriving = try repository.walk(from: head, hiding: known.filter(repository.contains)).reversed()
-        let objects = try repository.objectsAdded(by: Array(arriving))
-        try transfer.writePack(objects: objects, from: repository)
-        progress?(TransferStatistics(direction: .fetch, objects: objects.count, totalObjects: objects.count, bytes: 0))
+        let admission = Admission(limits, of: repository)
+        do {
+            let arriving = try commits(from: head, lackedBy: transfer, admission: admission)
+            let objects = try repository.objectsAdded(by: arriving, admitting: admission.admit)
+            try transfer.writePack(objects: objects, from: repository)
+            progress?(TransferStatistics(direction: .fetch, objects: objects.count, totalObjects: objects.count, bytes: 0))
+        } catch {
+            if let exceeded = admission.exceeded { throw TransferFailure.limitExceeded(exceeded) }
+            throw error
+        }
         try transfer.updateReference(reference, to: head, expecting: nil, logMessage: "forkstore: fetch")
         return head
+    }
+
+    /// The commits of the remote's `head` that `transfer` (the store's objects) lacks, each
+    /// admitted before it is read, most parents before their children (the pack written from
+    /// them does not depend on the order). A commit the store holds has all its ancestors
+    /// there too.
+    private func commits(from head: ObjectID, lackedBy transfer: Repository, admission: Admission) throws(GitError) -> [ObjectID] {
+        var found: [ObjectID] = [], next = [head], seen: Set = [head]
+        while let id = next.popLast() {
+            guard !transfer.contains(id) else { continue }
+            try admission.admit(id)
+            found.append(id)
+            for parent in try repository.readCommit(id).parents where seen.insert(parent).inserted { next.append(parent) }
+        }
+        return found.reversed()
     }
 
     /// Makes `head` the remote's `main`, writing the objects it lacks first; ``PushOutcome/behind(_:)``
@@ -54,5 +82,47 @@ struct LocalRemote {
         let packs = repository.packs()
         if packs.count > RollUp.packsBefore { _ = try? repository.rollUp(RollUp.packsToRollUp(packs)) }
         return .accepted
+    }
+}
+
+/// What a fetch from a path remote has read so far, against its limits. Each object is
+/// admitted before it is read whole: by its header (``Repository/objectHeader(_:)``, which for
+/// a delta gives the size it makes), and when it is stored as a delta, by the chain of bases a
+/// reader rebuilds first (``DeltaChains``).
+private final class Admission {
+    private var budget: IncomingBudget
+    private let remote: Repository
+    private let chains: DeltaChains?
+    private var admitted = Set<ObjectID>()
+    /// The limit an object broke, once one did.
+    private(set) var exceeded: LimitExceeded?
+
+    init(_ limits: IncomingLimits, of remote: Repository) {
+        (budget, self.remote) = (IncomingBudget(limits), remote)
+        chains = try? DeltaChains(packFolder: remote.gitDirectory + "objects/pack")
+    }
+
+    /// Admits an object of the remote, or throws (a ``GitError`` whose cause is ``exceeded``
+    /// when a limit was passed).
+    func admit(_ id: ObjectID) throws(GitError) {
+        guard admitted.insert(id).inserted else { return }
+        let limit = budget.limits.maximumObjectSize
+        do {
+            try budget.admit("object \(id.hex)", size: try remote.objectHeader(id).size)
+            guard let chains else { throw GitError(function: "reading \(remote.gitDirectory)objects/pack", rawCode: -1, errorClass: 0, message: "its packs cannot be read") }
+            try chains.check(id, limit: limit, object: "object \(id.hex)") { base in
+                let size = try remote.objectHeader(base).size
+                guard size <= limit else {
+                    throw LimitExceeded(.objectSize, maximum: limit, size: size, object: "the delta base of object \(id.hex)")
+                }
+            }
+        } catch let error as LimitExceeded {
+            exceeded = error
+            throw GitError(function: "admitting \(id.hex)", rawCode: -1, errorClass: 0, message: error.description)
+        } catch let error as GitError {
+            throw error
+        } catch {
+            throw GitError(function: "reading \(id.hex)", rawCode: -1, errorClass: 0, message: "\(error)")
+        }
     }
 }

@@ -27,10 +27,13 @@ extension StoreEngine {
         return try withTransferRepository { repository in
             try git("preparing the fetch") { () throws(GitError) in try repository.removeReference(Self.incomingReference) }
             if let remote = LocalRemote(localPath) {
-                return try git("fetching from \(url)") { () throws(GitError) in
-                    try remote.fetchMain(
-                        into: repository, knowing: known.compactMap { $0 }, as: Self.incomingReference, progress: remoteOptions.progress)
-                }.map(CommitID.init)
+                do {
+                    return try remote.fetchMain(
+                        into: repository, as: Self.incomingReference, limits: remoteOptions.limits, progress: remoteOptions.progress
+                    ).map(CommitID.init)
+                } catch let error as GitError {
+                    throw StoreError(error, during: "fetching from \(url)")
+                }
             }
             try git("preparing the fetch") { () throws(GitError) in
                 // What the store holds, named here too, so the remote sends only what is new

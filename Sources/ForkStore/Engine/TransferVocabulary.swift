@@ -20,3 +20,14 @@ package typealias TrustPolicy = ForkStoreGit.TrustPolicy
 package typealias NetworkTimeouts = ForkStoreGit.NetworkTimeouts
 /// Objects and bytes moved so far by a transfer.
 package typealias TransferStatistics = ForkStoreGit.TransferStatistics
+/// The most a fetch may bring, checked before memory is taken for it.
+package typealias IncomingLimits = ForkStoreGit.IncomingLimits
+/// A fetch refused for bringing more than its ``IncomingLimits`` allow.
+package typealias LimitExceeded = ForkStoreGit.LimitExceeded
+
+extension StoreEngine {
+    /// The largest object a fetch may bring when the exchange sets none: the largest record
+    /// this store takes (``StoreOptions/maximumRecordSize``), but at least 1 MB, so that trees
+    /// and commits have room whatever size records have.
+    package var defaultMaximumIncomingObjectSize: Int { max(options.maximumRecordSize, 1_000_000) }
+}

@@ -43,16 +43,19 @@ package struct RemoteOptions: Sendable {
     package var maximumCredentialAttempts: Int
     /// How long connecting, and each read or write, may take.
     package var timeouts: NetworkTimeouts
+    /// The most a fetch may bring, checked before memory is taken for it.
+    package var limits: IncomingLimits
     package var progress: Progress?
 
     package init(
         credential: RemoteCredential? = nil, trust: TrustPolicy = .verify, maximumCredentialAttempts: Int = 2,
-        timeouts: NetworkTimeouts = NetworkTimeouts(), progress: Progress? = nil
+        timeouts: NetworkTimeouts = NetworkTimeouts(), limits: IncomingLimits = .standard, progress: Progress? = nil
     ) {
         self.credential = credential
         self.trust = trust
         self.maximumCredentialAttempts = maximumCredentialAttempts
         self.timeouts = timeouts
+        self.limits = limits
         self.progress = progress
     }
 }

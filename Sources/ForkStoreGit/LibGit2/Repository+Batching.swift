@@ -52,24 +52,40 @@ extension Repository {
     /// trees and blobs along the paths where each commit's tree differs from its parent's.
     /// The cost follows the size of the changes, not of the trees. Each tree comes with the
     /// version of the same path it replaces, the delta base ``writePack(objects:from:)`` uses.
-    package func objectsAdded(by commits: [ObjectID]) throws(GitError) -> [PackObject] {
+    ///
+    /// With `admit`, every object is passed to it before it is read, and every object it
+    /// returns has been passed to it: objects from elsewhere are held to limits there.
+    package func objectsAdded(
+        by commits: [ObjectID], admitting admit: ((ObjectID) throws(GitError) -> Void)? = nil
+    ) throws(GitError) -> [PackObject] {
         var objects: [PackObject] = []
         var seen = Set<ObjectID>()
+        func read(_ tree: ObjectID) throws(GitError) -> [TreeEntry] {
+            try admit?(tree)
+            return try treeEntries(tree)
+        }
         func add(tree: ObjectID, comparedWith old: ObjectID?) throws(GitError) {
             guard tree != old, seen.insert(tree).inserted else { return }
             objects.append(PackObject(id: tree, replaces: old))
-            let before = try old.map { (id) throws(GitError) in try treeEntries(id) } ?? []
+            let before = try old.map { (id) throws(GitError) in try read(id) } ?? []
             var previous: [String: TreeEntry] = [:]
             for entry in before { previous[entry.name] = entry }
-            for entry in try treeEntries(tree) {
+            for entry in try read(tree) {
                 let earlier = previous[entry.name]
                 guard entry.id != earlier?.id else { continue }
                 switch entry.kind {
                 case .tree: try add(tree: entry.id, comparedWith: earlier?.kind == .tree ? earlier?.id : nil)
-                case .blob: if seen.insert(entry.id).inserted { objects.append(PackObject(id: entry.id, replaces: nil)) }
+                case .blob:
+                    guard seen.insert(entry.id).inserted else { continue }
+                    try admit?(entry.id)
+                    objects.append(PackObject(id: entry.id, replaces: nil))
                 case .other: continue
                 }
             }
+        }
+        func readCommit(_ id: ObjectID) throws(GitError) -> CommitObject {
+            try admit?(id)
+            return try self.readCommit(id)
         }
         for commit in commits {
             let object = try readCommit(commit)

@@ -66,9 +66,13 @@ package struct PushResult: Sendable {
 extension Repository {
     /// Fetches with `refspecs` from `url` without recording the remote in the config. A
     /// failure is sorted here, where libgit2's code and what the server said are known.
+    /// Every pack it receives is checked against `options.limits` as it arrives, before
+    /// libgit2 reads it (``checkingIncomingPacks(within:_:)``).
     package func fetch(from url: String, refspecs: [String], options: RemoteOptions) throws(TransferFailure) {
         let state = CallbackState(options: options)
-        try transferring(state) { () throws(GitError) in try fetch(from: url, refspecs: refspecs, options: options, state: state) }
+        try checkingIncomingPacks(within: options.limits) { () throws(TransferFailure) in
+            try transferring(state) { () throws(GitError) in try fetch(from: url, refspecs: refspecs, options: options, state: state) }
+        }
     }
 
     private func fetch(from url: String, refspecs: [String], options: RemoteOptions, state: CallbackState) throws(GitError) {

@@ -10,6 +10,9 @@ package final class Repository {
     let odb: OpaquePointer
     /// What a batch handle writes into and reads first; nil for any other handle.
     let batch: BatchObjects?
+    /// The backend that checks every pack a fetch brings, once a fetch has added it to the
+    /// object database (which owns it); see Repository+IncomingPacks.swift.
+    var packCheck: UnsafeMutablePointer<forkstore_checking_backend>?
 
     private init(pointer: OpaquePointer, batch: BatchObjects? = nil) throws(GitError) {
         var odb: OpaquePointer?

@@ -23,6 +23,10 @@ package enum TransferFailure: Error, Sendable, Equatable, CustomStringConvertibl
     /// The remote redirected to another host, which is not followed: credentials go to the
     /// remote's own origin only.
     case redirectRefused(reason: String)
+    /// The remote would bring more than a limit allows: an object larger than the largest a
+    /// fetch may bring, or more bytes in all. Refused from the sizes the data declares, before
+    /// memory is taken for it.
+    case limitExceeded(LimitExceeded)
     /// Any other failure of the transfer.
     case transport(reason: String)
 
@@ -33,6 +37,7 @@ package enum TransferFailure: Error, Sendable, Equatable, CustomStringConvertibl
             .notARepository(let reason), .corruptData(let reason), .unreachable(let reason),
             .redirectRefused(let reason), .transport(let reason):
             reason
+        case .limitExceeded(let exceeded): exceeded.description
         }
     }
 

@@ -1,0 +1,45 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// The exchange's limits on what one fetch brings are its options: an object larger than
+/// `maximumObjectSize`, or a fetch larger than `maximumFetchSize`, fails the sync with
+/// `tooLarge` naming the limit; by default the store's own record limit applies.
+@Suite("The exchange's limits on what a fetch brings")
+struct IncomingLimitTests {
+    @Test(arguments: [false, true])
+    func theLimitsAreTheExchangesOptions(overGitDaemon: Bool) async throws {
+        let lab = try SyncLab()
+        var roomy = StoreOptions()
+        roomy.maximumRecordSize = 2_000_000
+        let (peer, peerSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("peer", options: roomy)
+        try await peer.save(Task2(id: "big", title: String(repeating: "x", count: 300_000)))
+        try await peerSync.sync()
+        let daemon = overGitDaemon ? try GitDaemon(basePath: lab.folder.path) : nil
+        let url = daemon?.url("remote.git") ?? lab.remotePath
+        let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"), options: roomy)
+
+        let small = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectSize: 100_000))
+        let object = await expectSync(small, failsWith: "tooLarge")
+        guard case .tooLarge(_, .objectSize, 100_000, let size, _)? = object else { throw Failure("\(String(describing: object))") }
+        #expect(size > 300_000)
+        #expect(object?.description.contains("ExchangeOptions.maximumObjectSize") == true)
+
+        let tight = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumFetchSize: 50_000))
+        let fetch = await expectSync(tight, failsWith: "tooLarge")
+        guard case .tooLarge(_, .fetchSize, 50_000, _, _)? = fetch else { throw Failure("\(String(describing: fetch))") }
+        #expect(try store.head(of: .main).parents.isEmpty)
+
+        // The defaults take the store's record limit (2 MB here): the record comes in.
+        try await Exchange(records: store, remote: try Remote(url)).sync()
+        #expect(try await store.record("big")?.title.count == 300_000)
+        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+    }
+}
+
+private struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
