@@ -7,23 +7,33 @@ extension Exchange {
         update { $0.state = .syncing }
         do {
             let report = try cycleHoldingTheSyncLock()
+            let quarantine = quarantinedFetch()
             update {
                 $0.state = .idle
                 $0.lastError = nil
                 $0.lastSuccess = Date()
+                $0.quarantine = quarantine
             }
             options.onFinished?(report)
             publish(.finished(report))
             return report
         } catch {
+            let quarantine = quarantinedFetch()
             update {
                 $0.state = Self.state(after: error)
                 $0.lastError = error
+                $0.quarantine = quarantine
             }
             options.onError?(error)
             publish(.error(error))
             throw error
         }
+    }
+
+    /// The fetch the transfer repository keeps after this sync, if any.
+    private func quarantinedFetch() -> QuarantinedFetch? {
+        guard let kept = try? store.engine.quarantinedFetch() else { return nil }
+        return QuarantinedFetch(head: kept.head, repository: kept.repository, reference: kept.reference)
     }
 
     private static func state(after error: ExchangeError) -> ExchangeState {

@@ -27,6 +27,21 @@ public struct ExchangeStatus: Sendable, Equatable {
     public var lastError: ExchangeError?
     /// When a sync last succeeded.
     public var lastSuccess: Date?
+    /// The fetch the last sync refused, kept for inspection until the next sync removes it;
+    /// nil when the last sync kept none.
+    public var quarantine: QuarantinedFetch?
+}
+
+/// A fetch a sync refused, kept for inspection in the store's transfer repository until the
+/// next sync, which removes it whatever it fetches: the transfer repository holds at most one
+/// fetch. `git --git-dir <repository> log <reference>` shows it.
+public struct QuarantinedFetch: Sendable, Equatable {
+    /// The head of the refused fetch.
+    public var head: CommitID
+    /// The transfer repository's folder (a bare repository inside the store's folder).
+    public var repository: String
+    /// The reference that names the head there.
+    public var reference: String
 }
 
 /// What one sync did.

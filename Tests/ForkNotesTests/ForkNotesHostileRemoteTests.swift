@@ -93,4 +93,56 @@ struct ForkNotesHostileRemoteTests {
             #expect(try cli.ok("list", "--store", store).contains("from a peer"))
         }
     }
+
+    /// Fifty syncs that each fetch a different refused commit leave the transfer repository
+    /// as small as the first one did: it keeps the last refused fetch only, named by
+    /// `status`, and the next sync removes it, whatever it fetches.
+    @Test(arguments: ["path", "git"])
+    func aQuarantineHoldsOnlyTheLastRefusedFetch(transport: String) throws {
+        let cli = ForkNotes()
+        let served = try ServedRemotes(transport, folder: cli.folder.child(transport))
+        let remote = try served.remoteWithANote("notes.git", cli: cli)
+        let good = try git("--git-dir", remote, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try cli.ok("init", "--store", cli.store, "--remote", served.url("notes.git"))
+        try cli.ok("sync", "--store", cli.store)
+        let path = RecordPath(id: "hostile")
+        var random = SplitMix(state: 24)
+        var sizes: [Int] = []
+        var last = ""
+        for _ in 0..<50 {
+            // A record that is not JSON, different each time (100 KB that do not compress).
+            let file = cli.folder.child("hostile")
+            try Data(Array("not JSON ".utf8) + (0..<100_000).map { _ in UInt8(97 + random.next() % 26) }).write(to: URL(fileURLWithPath: file))
+            let blob = try git("--git-dir", remote, "hash-object", "-w", file).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            var tree = try git(["--git-dir", remote, "mktree"], input: "100644 blob \(blob)\t\(path.fileName)\n").stdout
+            for name in [path.shards[1], path.shards[0], RecordPath.root] {
+                tree = try git(["--git-dir", remote, "mktree"], input: "040000 tree \(tree.trimmingCharacters(in: .whitespacesAndNewlines))\t\(name)\n").stdout
+            }
+            last = try git(
+                "--git-dir", remote, "commit-tree", tree.trimmingCharacters(in: .whitespacesAndNewlines), "-p", good,
+                "-m", "Hostile\n\nModel-Version: 3\nFormat-Version: 1\n"
+            ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            try git("--git-dir", remote, "update-ref", "refs/heads/main", last)
+            let result = try cli("sync", "--store", cli.store, environment: served.environment)
+            #expect(result.status == 1 && result.stderr.contains("not valid JSON"), "\(result.stderr)")
+            sizes.append(transferSize(of: cli.store))
+        }
+        print("transfer repository over \(transport) after each of 50 refused fetches, KB:", sizes.map { $0 >> 10 })
+        let first = try #require(sizes.first)
+        #expect(sizes.allSatisfy { $0 <= first + 16 << 10 }, "it grew: \(sizes.map { $0 >> 10 }) KB")
+        let status = try cli.ok("status", "--store", cli.store)
+        #expect(status.contains("quarantine:   \(last) in \(cli.store)/forkstore-transfer (refs/forkstore/quarantine)"), "\(status)")
+        #expect(try git("--git-dir", cli.store + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine").stdout.contains(last))
+
+        // A good commit from the peer: the sync takes it, and keeps nothing of the refused ones.
+        try git("--git-dir", remote, "update-ref", "refs/heads/main", good)
+        let peer = cli.folder.child("peer-notes.git")
+        try cli.ok("add", "--store", peer, "--title", "a good one")
+        try cli.ok("sync", "--store", peer)
+        try cli.ok("sync", "--store", cli.store)
+        #expect(try cli.ok("list", "--store", cli.store).contains("a good one"))
+        #expect(!(try cli.ok("status", "--store", cli.store).contains("quarantine")))
+        #expect(try git("--git-dir", cli.store + "/forkstore-transfer", "count-objects", "-v").stdout.contains("size-pack: 0"))
+        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+    }
 }

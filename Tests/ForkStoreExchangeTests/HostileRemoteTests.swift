@@ -95,12 +95,13 @@ struct HostileRemoteTests {
         if case .store(.rejectedCommit)? = exchange.status.lastError {
             let quarantined = try git("--git-dir", store.path + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine")
             #expect(quarantined.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == bad, sourceLocation: sourceLocation)
+            #expect(exchange.status.quarantine?.head.hex == bad, sourceLocation: sourceLocation)
         }
         #expect(try git("--git-dir", store.path, "fsck", "--strict", "--no-dangling").status == 0, sourceLocation: sourceLocation)
         #expect(try FileManager.default.contentsOfDirectory(atPath: lab.folder.path).sorted() == before, sourceLocation: sourceLocation)
         // Local work goes on, and once the remote is fixed (a peer's good commit in place of
-        // the bad one) the sync goes through: it fetches while the refused objects still sit in
-        // quarantine, and none of them reaches the store.
+        // the bad one) the sync goes through: it removes the refused fetch from the quarantine,
+        // and none of it reaches the store.
         try await store.save(Task2(id: "local", title: "written after the refusal"))
         let fixed = try remote.commit(
             tree: remote.recordsTree([
@@ -109,6 +110,7 @@ struct HostileRemoteTests {
             ]), on: good)
         try remote.setMain(fixed)
         try await exchange.sync()
+        #expect(exchange.status.quarantine == nil, sourceLocation: sourceLocation)
         #expect(try remote.main() == store.head().id.hex, sourceLocation: sourceLocation)
         #expect(try await store.count() == 3, sourceLocation: sourceLocation)
         #expect(try git("--git-dir", store.path, "fsck", "--strict", "--no-dangling").status == 0, sourceLocation: sourceLocation)

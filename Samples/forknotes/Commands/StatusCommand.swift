@@ -18,6 +18,7 @@ struct StatusCommand: ParsableCommand {
         var behind: Int
         var lastError: String?
         var lastSuccess: Date?
+        var quarantine: String?
     }
 
     func run() throws {
@@ -31,7 +32,7 @@ struct StatusCommand: ParsableCommand {
         }
         let status = Status(
             remote: settings.remote, state: settings.lastState ?? "never synced", ahead: ahead, behind: behind,
-            lastError: settings.lastError, lastSuccess: settings.lastSuccess)
+            lastError: settings.lastError, lastSuccess: settings.lastSuccess, quarantine: settings.quarantine)
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -45,5 +46,6 @@ struct StatusCommand: ParsableCommand {
         print("behind:       \(behind) commit(s) fetched but not merged")
         print("last success: \(status.lastSuccess.map { $0.formatted(.iso8601) } ?? "never")")
         if let error = status.lastError { print("last error:   \(error.escapedForTerminal)") }
+        if let kept = status.quarantine { print("quarantine:   \(kept.escapedForTerminal), removed by the next sync") }
     }
 }

@@ -49,6 +49,7 @@ struct SyncCommand: AsyncParsableCommand {
             settings.lastState = "idle"
             settings.lastError = nil
             settings.lastSuccess = Date()
+            settings.quarantine = Self.describe(exchange.status.quarantine)
             try? settings.save(for: location.path)
             print("Synced with \(exchange.remote): fetched \(report.fetchedCommits), pushed \(report.pushedCommits) commit(s).")
             for conflict in report.conflicts {
@@ -58,6 +59,7 @@ struct SyncCommand: AsyncParsableCommand {
             progress.finish()
             settings.lastError = error.description
             settings.lastState = Self.name(of: exchange.status.state)
+            settings.quarantine = Self.describe(exchange.status.quarantine)
             try? settings.save(for: location.path)
             Terminal.printError("Error: \(error.description)")
             switch error {
@@ -67,6 +69,10 @@ struct SyncCommand: AsyncParsableCommand {
             default: throw ExitCode.failure
             }
         }
+    }
+
+    static func describe(_ quarantine: QuarantinedFetch?) -> String? {
+        quarantine.map { "\($0.head.hex) in \($0.repository) (\($0.reference))" }
     }
 
     static func name(of state: ExchangeState) -> String {

@@ -9,6 +9,9 @@ struct SyncSettings: Codable {
     var lastError: String?
     var lastState: String?
     var lastSuccess: Date?
+    /// The fetch the last sync refused, kept for inspection until the next sync:
+    /// `<commit> in <repository> (<reference>)`.
+    var quarantine: String?
 
     static func path(for store: String) -> String {
         (store as NSString).appendingPathComponent("forknotes-sync.json")

@@ -1,4 +1,5 @@
 import ForkStoreGit
+import Foundation
 
 /// The small API the exchange (`ForkStoreExchange`) syncs through.
 ///
@@ -25,7 +26,7 @@ extension StoreEngine {
     package func fetchRemoteMain(from url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> CommitID? {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
-            try git("preparing the fetch") { () throws(GitError) in try repository.removeReference(Self.incomingReference) }
+            try discardEarlierFetch(in: repository)
             if let remote = LocalRemote(localPath) {
                 do {
                     return try remote.fetchMain(
@@ -48,6 +49,29 @@ extension StoreEngine {
             return try git("reading the fetched head") { () throws(GitError) in
                 try repository.resolveReference(Self.incomingReference).map(CommitID.init)
             }
+        }
+    }
+
+    /// Removes what an earlier fetch left in the transfer repository: its objects, and the
+    /// refused head kept for inspection (``quarantinedFetch()``). Every transfer starts here,
+    /// so the transfer repository holds at most one fetch, whatever the fetches were.
+    private func discardEarlierFetch(in repository: Repository) throws {
+        try git("preparing the transfer") { () throws(GitError) in
+            try repository.removeReference(Self.incomingReference)
+            try repository.removeReference(Self.quarantineReference)
+            repository.removeOwnObjects()
+        }
+    }
+
+    /// The head of the fetch the last sync refused, kept in the transfer repository for
+    /// inspection until the next transfer (`git --git-dir <repository> log <reference>`); nil
+    /// when there is none.
+    package func quarantinedFetch() throws -> (head: CommitID, repository: String, reference: String)? {
+        let folder = path + "/" + Self.transferFolder
+        guard FileManager.default.fileExists(atPath: folder) else { return nil }
+        return try withTransferRepository { repository in
+            try git("reading the quarantine") { () throws(GitError) in try repository.resolveReference(Self.quarantineReference) }
+                .map { (CommitID($0), folder, Self.quarantineReference) }
         }
     }
 
@@ -136,7 +160,7 @@ extension StoreEngine {
     /// ``StoreError`` otherwise.
     package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> PushOutcome {
         try withTransferRepository { repository -> PushOutcome in
-            try git("preparing the push") { () throws(GitError) in try repository.refreshObjects() }
+            try discardEarlierFetch(in: repository)
             if let remote = LocalRemote(localPath) {
                 return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
             }
