@@ -29,6 +29,7 @@ extension FuzzTarget {
         .packIndex,
         .delta,
         .wire,
+        .incomingPack,
     ]
 
     static func named(_ name: String) -> FuzzTarget? {
