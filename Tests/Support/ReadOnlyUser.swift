@@ -17,10 +17,13 @@ public enum ReadOnlyUser {
         return setpriv != nil && (try? run(executable, arguments))?.status == 0
     }()
 
-    /// The executable and arguments that run `command` as that user.
+    /// The executable and arguments that run `command` as that user. Its home is nobody's
+    /// (`/nonexistent`), not root's: libgit2 1.8 stats `$HOME/.gitconfig` on open and fails
+    /// when it may not (root's home is closed to others).
     public static func command(_ executable: String, _ arguments: [String]) -> (String, [String]) {
         guard geteuid() == 0, let setpriv else { return (executable, arguments) }
-        return (setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", executable] + arguments)
+        let environment = ["/usr/bin/env", "-u", "XDG_CONFIG_HOME", "HOME=/nonexistent"]
+        return (setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups"] + environment + [executable] + arguments)
     }
 
     /// Makes `path` and everything in it read-only for everyone (`chmod -R a-w`).
