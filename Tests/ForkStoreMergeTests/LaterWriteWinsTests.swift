@@ -209,6 +209,17 @@ struct LaterWriteWinsTests {
         #expect(try store.save(Doc(title: "old"), to: old).clock > last)
     }
 
+    /// Puts a commit of `{"title": title}` with `message` on top of `fork`, as a peer wrote it
+    /// with git's plumbing, and returns its id.
+    private func commitAsAPeer(_ message: String, title: String, on fork: Fork, in store: Store<Doc>) throws -> String {
+        let head = try store.head(of: fork)
+        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"\(title)\"}").stdout.trimmed
+        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
+        let made = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
+        try git("--git-dir", store.path, "update-ref", "refs/heads/\(fork.name)", made)
+        return made
+    }
+
     @Test func aCommitFromTheFarFutureIsClampedAndReported() throws {
         let clock = TestClock()
         let store = try Store<Doc>.inMemory(options: clock.options)
@@ -220,10 +231,7 @@ struct LaterWriteWinsTests {
         let tenYears: Int64 = 10 * 365 * 24 * 3600 * 1000
         let ahead = HybridTime(milliseconds: head.clock.milliseconds + tenYears)
         let message = "From the future\n\nModel-Version: 1\nFormat-Version: 1\nClock: \(ahead)\nReplica: ffffffffffffffff\n"
-        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"future\"}").stdout.trimmed
-        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
-        let made = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
-        try git("--git-dir", store.path, "update-ref", "refs/heads/future", made)
+        let made = try commitAsAPeer(message, title: "future", on: future, in: store)
         clock.advance(1)
         try store.save(Doc(title: "local"))
         guard case .merged(let merge, _) = try store.mergeIntoMain(from: future) else {
@@ -250,7 +258,6 @@ struct LaterWriteWinsTests {
         try store.save(Doc(title: "base"))
         let top = try Fork("top")
         try store.createFork(top)
-        let head = try store.head(of: top)
         let now = Int64(clock.date.timeIntervalSince1970 * 1000)
         let message = """
             At the top
@@ -262,10 +269,7 @@ struct LaterWriteWinsTests {
             Replica: ffffffffffffffff
 
             """
-        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"top\"}").stdout.trimmed
-        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
-        let made = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
-        try git("--git-dir", store.path, "update-ref", "refs/heads/top", made)
+        _ = try commitAsAPeer(message, title: "top", on: top, in: store)
         try store.save(Doc(title: "local"))
         guard case .merged(let merge, _) = try store.mergeIntoMain(from: top) else {
             Issue.record("expected a merge")
