@@ -89,7 +89,6 @@ public final class SSHServer: Sendable {
     public let user: String
 
     public init(folder: String) throws {
-        port = try freePort()
         let hostKey = folder + "/host_ed25519_key"
         clientKey = folder + "/id_ed25519"
         otherKey = folder + "/unauthorized_ed25519"
@@ -99,7 +98,18 @@ public final class SSHServer: Sendable {
         try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: folder + "/authorized_keys")
         hostKeyFingerprint = try Self.fingerprint(ofPublicKey: hostKey + ".pub")
         user = Self.currentUser
-        process = try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: port)
+        // A free port can be taken by another test before sshd binds it: then try another.
+        var attempt = 1
+        while true {
+            let candidate = try freePort()
+            do {
+                process = try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: candidate)
+                port = candidate
+                return
+            } catch let error as ServerDidNotStart where attempt < 3 && error.log.contains("Address already in use") {
+                attempt += 1
+            }
+        }
     }
 
     /// The user the tests run as, whom sshd lets in.
