@@ -7,6 +7,21 @@
 /// 0–3 say which offset bytes follow, bits 4–6 which size bytes, little-endian; a size of 0
 /// means 0x10000), a byte of 1–127 inserts that many bytes that follow.
 package enum Delta {
+    /// A delta's header: the size of its base, then the size of the object it makes, each 7
+    /// bits a byte, least significant first.
+    package static func header(base: Int, result: Int) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for size in [base, result] {
+            var rest = size
+            repeat {
+                let byte = UInt8(rest & 0x7F)
+                rest >>= 7
+                bytes.append(rest != 0 ? byte | 0x80 : byte)
+            } while rest != 0
+        }
+        return bytes
+    }
+
     /// A tree rebuilt from an earlier version of it: each entry found unchanged in the base is
     /// copied from it, the others are inserted. A store's trees change a few entries at a time,
     /// so a 10 KB shard tree rewritten by a batch costs a delta of a few hundred bytes. Nil when
@@ -111,8 +126,7 @@ package enum Delta {
         init(base: UnsafeRawBufferPointer, target: UnsafeRawBufferPointer, limit: Int? = nil) {
             self.target = target
             self.limit = limit ?? target.count
-            Self.appendSize(base.count, to: &delta)
-            Self.appendSize(target.count, to: &delta)
+            delta = Delta.header(base: base.count, result: target.count)
         }
 
         /// Whether the delta so far is still under its limit.
@@ -174,13 +188,5 @@ package enum Delta {
             pendingInsert = nil
         }
 
-        private static func appendSize(_ size: Int, to delta: inout [UInt8]) {
-            var rest = size
-            repeat {
-                let byte = UInt8(rest & 0x7F)
-                rest >>= 7
-                delta.append(rest != 0 ? byte | 0x80 : byte)
-            } while rest != 0
-        }
     }
 }

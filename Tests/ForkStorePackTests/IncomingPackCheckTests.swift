@@ -33,15 +33,7 @@ private struct PackBytes {
 
 /// A delta's data: the base's size, the size it makes, then `instructions`.
 private func delta(base: Int, making result: Int, _ instructions: [UInt8]) -> [UInt8] {
-    func varint(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = [], rest = value
-        repeat {
-            bytes.append(UInt8(rest & 0x7F) | (rest > 0x7F ? 0x80 : 0))
-            rest >>= 7
-        } while rest != 0
-        return bytes
-    }
-    return varint(base) + varint(result) + instructions
+    Delta.header(base: base, result: result) + instructions
 }
 
 @Suite("A pack is checked as it arrives, from the sizes it declares")

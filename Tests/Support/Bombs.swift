@@ -38,14 +38,14 @@ public enum Bomb: String, CaseIterable, Sendable, CustomStringConvertible {
             let bomb = try plumbing(["hash-object", file])
             let base = [UInt8](repeating: 32, count: 65_536)
             try Self.writeDeltaPack(
-                base: base, delta: Self.varint(base.count) + Self.varint(size) + [UInt8](repeating: 0x80, count: size / base.count),
+                base: base, delta: Delta.header(base: base.count, result: size) + [UInt8](repeating: 0x80, count: size / base.count),
                 into: remote + "/objects/pack", scratch: folder)
             leaves = [("base.json", ObjectID.blobHash(of: base).hex), ("bomb.json", bomb)]
         case .hiddenBase:
             let record = [UInt8](repeating: 32, count: 100)
             // Copy 100 bytes from the base's start (offset 0, one length byte).
             try Self.writeDeltaPack(
-                base: [UInt8](repeating: 32, count: size), delta: Self.varint(size) + Self.varint(100) + [0x90, 100],
+                base: [UInt8](repeating: 32, count: size), delta: Delta.header(base: size, result: 100) + [0x90, 100],
                 into: remote + "/objects/pack", scratch: folder)
             leaves = [("bomb.json", ObjectID.blobHash(of: record).hex)]
         case .blob:
@@ -87,16 +87,6 @@ public enum Bomb: String, CaseIterable, Sendable, CustomStringConvertible {
             left -= min(left, filler.count)
         }
         try handle.write(contentsOf: suffix)
-    }
-
-    /// The bytes of a size in a delta's header: 7 bits a byte, least significant first.
-    private static func varint(_ value: Int) -> [UInt8] {
-        var bytes: [UInt8] = [], rest = value
-        repeat {
-            bytes.append(UInt8(rest & 0x7F) | (rest > 0x7F ? 0x80 : 0))
-            rest >>= 7
-        } while rest != 0
-        return bytes
     }
 
     /// A pack of `base` whole and `delta` against it, indexed by `git index-pack`, in
