@@ -24,4 +24,19 @@ enum MappedFile {
         guard let address, address != MAP_FAILED else { throw PackWriter.systemFailure("cannot be mapped", path) }
         return Data(bytesNoCopy: address, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
     }
+
+    /// Tells the system this process no longer needs the pages of `data` (a mapping made by
+    /// ``map(_:)``) that lie wholly inside `start..<end`. On a file mapping this loses nothing
+    /// (a later read maps them again), and the pages leave the process's resident memory: a
+    /// whole pack mapped and read would otherwise add its size to the peak of every roll-up.
+    static func release(_ data: Data, from start: Int, to end: Int) {
+        let page = Int(getpagesize())
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            let address = Int(bitPattern: base)
+            let first = (address + start + page - 1) / page * page, last = (address + end) / page * page
+            guard last > first else { return }
+            _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED)
+        }
+    }
 }

@@ -4,9 +4,11 @@ extension PackIndex {
     /// A version-2 pack index of `entries` for the pack whose checksum is `packChecksum`: the
     /// fan-out table, the ids in order, their CRC-32s, their offsets (those past 2 GB in a
     /// table of 8-byte offsets), the pack's checksum and the index's own. Refuses an object
-    /// listed twice: readers would find only one of them.
-    package static func encode(_ entries: [Entry], packChecksum: [UInt8]) throws(PackError) -> [UInt8] {
-        let sorted = entries.sorted { $0.id < $1.id }
+    /// listed twice: readers would find only one of them. Sorts `entries` by id in place (a
+    /// sorted copy of a roll-up's entries was a quarter of its peak memory).
+    package static func encode(_ entries: inout [Entry], packChecksum: [UInt8]) throws(PackError) -> [UInt8] {
+        entries.sort { $0.id < $1.id }
+        let sorted = entries
         for (earlier, later) in zip(sorted, sorted.dropFirst()) where earlier.id == later.id {
             throw PackError(.invalidRequest, "object \(later.id.hex) is in the pack twice")
         }

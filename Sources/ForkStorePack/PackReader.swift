@@ -90,7 +90,7 @@ package struct PackReader: @unchecked Sendable {
                     for start in stride(from: 0, to: trailer, by: 1 << 20) {
                         let end = min(trailer, start + (1 << 20))
                         hasher.update(data: data[data.startIndex + start..<data.startIndex + end])
-                        release(from: start, to: end)
+                        MappedFile.release(data, from: start, to: end)
                     }
                     guard Array(hasher.finalize()) == checksum else { throw .damaged(path, "its checksum does not match its bytes") }
                     return
@@ -101,10 +101,8 @@ package struct PackReader: @unchecked Sendable {
                 for number in numbers {
                     if number % 1_024 == 0 {
                         if failure.withLock({ $0 != nil }) { return }
-                        // The pages read so far leave this process's resident memory (the
-                        // page cache keeps them): a whole pack mapped and read would add its
-                        // size to the peak of every roll-up.
-                        if let first = numbers.first { release(from: entries[first].offset, to: entries[number].offset) }
+                        // The pages read so far leave this process's resident memory.
+                        if let first = numbers.first { MappedFile.release(data, from: entries[first].offset, to: entries[number].offset) }
                     }
                     try check(number, trailer: trailer, cache: &cache, inflater: inflater)
                 }
@@ -114,20 +112,6 @@ package struct PackReader: @unchecked Sendable {
         }
         if let error = failure.withLock({ $0 }) { throw error }
         return entries.count
-    }
-
-    /// Tells the system this process no longer needs the mapped pages of `start..<end` (whole
-    /// pages inside it). The pack is a file mapping (``MappedFile``), which loses nothing: a
-    /// later read maps them again.
-    private func release(from start: Int, to end: Int) {
-        let page = Int(getpagesize())
-        data.withUnsafeBytes { raw in
-            guard let base = raw.baseAddress else { return }
-            let address = Int(bitPattern: base)
-            let first = (address + start + page - 1) / page * page, last = (address + end) / page * page
-            guard last > first else { return }
-            _ = madvise(UnsafeMutableRawPointer(bitPattern: first), last - first, MADV_DONTNEED)
-        }
     }
 
     /// Checks entry `number`: its CRC-32, and its object hashed to the id the index gives.

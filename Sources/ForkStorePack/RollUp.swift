@@ -6,17 +6,47 @@ package enum RollUp {
     /// How many packs an object database may hold before small ones are rolled into one.
     package static let packsBefore = 16
 
+    /// The most objects a roll-up writes into one pack (2^18). A roll-up holds about 150 bytes
+    /// per object it copies, so this bounds its memory (about 40 MB) however large the store
+    /// grows: a store of more objects holds several packs of about this size, as
+    /// `git repack --max-pack-size` leaves them, and reads through all of them.
+    package static let objectsPerPack = 1 << 18
+
+    /// Whether a pack takes part in roll-ups: one marked kept, or already holding `limit`
+    /// objects, is left as it is.
+    package static func rollsUp(_ pack: PackFile, limit: Int = objectsPerPack) -> Bool {
+        !pack.isKept && pack.objectCount < limit
+    }
+
     /// The packs to roll into one so that, smallest first, each remaining pack holds at least
     /// twice as many objects as all smaller ones together: small packs (every fetch and push
-    /// adds one) merge often and cheaply, large ones rarely. Kept packs are left alone.
-    package static func packsToRollUp(_ packs: [PackFile]) -> [PackFile] {
-        let candidates = packs.filter { !$0.isKept }
+    /// adds one) merge often and cheaply, large ones rarely. Only packs that roll up are
+    /// candidates, and the chosen ones hold at most `limit` objects together.
+    package static func packsToRollUp(_ packs: [PackFile], limit: Int = objectsPerPack) -> [PackFile] {
+        let candidates = packs.filter { rollsUp($0, limit: limit) }
         var total = 0, split = 0
         for (index, pack) in candidates.enumerated() {
+            guard total + pack.objectCount <= limit else { break }
             if index > 0, pack.objectCount < 2 * total { split = index + 1 }
             total += pack.objectCount
         }
         return split >= 2 ? Array(candidates.prefix(split)) : []
+    }
+
+    /// The packs that roll up, in groups of at most `limit` objects, smallest first: what
+    /// `pack()` rolls into as few packs as that bound allows.
+    package static func groupsToRollUp(_ packs: [PackFile], limit: Int = objectsPerPack) -> [[PackFile]] {
+        var groups: [[PackFile]] = [[]]
+        var total = 0
+        for pack in packs.filter({ rollsUp($0, limit: limit) }) {
+            if total + pack.objectCount > limit, !groups[groups.count - 1].isEmpty {
+                groups.append([])
+                total = 0
+            }
+            groups[groups.count - 1].append(pack)
+            total += pack.objectCount
+        }
+        return groups.filter { $0.count >= 2 }
     }
 
     /// Writes the objects of `packs` into one new pack in `folder`, reads it back, and only
@@ -55,10 +85,13 @@ package enum RollUp {
         let existing = Set(PackFile.packs(in: folder).map(\.base))
         let writer = try PackWriter(directory: folder, objectCount: unique.count, fsync: fsync)
         unique = []
-        var written: [ObjectID: Int] = [:]
+        // Where each object went: needed only while copying.
+        var copied: [PackWriter.CopiedPack] = []
         for (pack, index) in zip(packs, indexes) {
-            try writer.copy(pack: pack.base + ".pack", index: index, skippingAndRecording: &written)
+            copied.append(try writer.copy(pack: pack.base + ".pack", index: index, after: copied))
         }
+        copied = []
+        let count = writer.entryCount
         let base = (folder.hasSuffix("/") ? folder : folder + "/") + "pack-" + (try writer.finish())
         do throws(PackError) {
             beforeReadBack?(base + ".pack")
@@ -74,6 +107,6 @@ package enum RollUp {
         for pack in packs where pack.base != base {
             for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
         }
-        return written.count
+        return count
     }
 }

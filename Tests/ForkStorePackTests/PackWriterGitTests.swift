@@ -117,10 +117,10 @@ struct PackWriterGitTests {
     @Test func anIndexWithOffsetsPast2GBReadsAsGitReadsIt() throws {
         var random = SplitMix(state: 2)
         let offsets = [12, 4_096, (1 << 31) - 1, 1 << 31, (1 << 32) + 7, 5 << 32, (1 << 40) + 3]
-        let entries = offsets.map { offset in
+        var entries = offsets.map { offset in
             PackIndex.Entry(id: ObjectID(copying: random.bytes(20))!, offset: offset, crc: UInt32.random(in: 0...UInt32.max, using: &random))
         }
-        let encoded = try PackIndex.encode(entries, packChecksum: random.bytes(20))
+        let encoded = try PackIndex.encode(&entries, packChecksum: random.bytes(20))
         let folder = TemporaryFolder()
         let path = folder.child("large.idx")
         #expect(FileManager.default.createFile(atPath: path, contents: Data(encoded)))
@@ -138,8 +138,8 @@ struct PackWriterGitTests {
     /// made lookups miss objects the index lists; such an index is refused when walked.
     @Test func anIndexWhoseIdsAreOutOfOrderIsRefused() throws {
         var random = SplitMix(state: 3)
-        let entries = (0..<3).map { PackIndex.Entry(id: ObjectID(copying: [0x44] + random.bytes(19))!, offset: 12 + $0 * 30, crc: 0) }
-        var encoded = try PackIndex.encode(entries, packChecksum: random.bytes(20))
+        var entries = (0..<3).map { PackIndex.Entry(id: ObjectID(copying: [0x44] + random.bytes(19))!, offset: 12 + $0 * 30, crc: 0) }
+        var encoded = try PackIndex.encode(&entries, packChecksum: random.bytes(20))
         let idsStart = PackIndexLayout.idsStart
         let first = Array(encoded[idsStart..<idsStart + 20]), second = Array(encoded[idsStart + 20..<idsStart + 40])
         encoded.replaceSubrange(idsStart..<idsStart + 40, with: second + first)

@@ -79,7 +79,7 @@ struct LocalRemote {
             return .behind("the remote's main moved during the push (non-fast-forward)")
         }
         // Every push adds a pack to the remote; roll small ones up as the store does its own.
-        let packs = repository.packs()
+        let packs = repository.packs().filter { RollUp.rollsUp($0) }
         if packs.count > RollUp.packsBefore { _ = try? repository.rollUp(RollUp.packsToRollUp(packs)) }
         return .accepted
     }

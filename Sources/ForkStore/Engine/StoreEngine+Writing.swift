@@ -160,7 +160,7 @@ extension StoreEngine {
                 options.logger.notice("packing failed: \(error.message)")
             }
         }
-        if repository.packs().count > RollUp.packsBefore { rollUpDue.withLock { $0 = true } }
+        if repository.packs().filter({ RollUp.rollsUp($0) }).count > RollUp.packsBefore { rollUpDue.withLock { $0 = true } }
     }
 
     /// Rolls small packs into one (geometrically, like `git repack --geometric=2`) through a
@@ -180,9 +180,10 @@ extension StoreEngine {
         }
     }
 
-    /// Removes what killed writers and packers left, packs every loose object, and rolls every
-    /// pack not marked kept into one, waiting for any roll-up another process is doing. Returns
-    /// how many loose objects were packed.
+    /// Removes what killed writers and packers left, packs every loose object, and rolls the
+    /// packs that roll up (``RollUp/rollsUp(_:)``) into as few as ``RollUp/objectsPerPack``
+    /// allows, waiting for any roll-up another process is doing. Returns how many loose objects
+    /// were packed.
     func pack() throws -> Int {
         let packed = try write { session in
             try packingLock.withLock {
@@ -193,7 +194,7 @@ extension StoreEngine {
         try packingLock.withLock {
             try git("rolling packs into one") { () throws(GitError) in
                 let repository = try Repository.openBare(at: path)
-                try repository.rollUp(repository.packs().filter { !$0.isKept })
+                for group in RollUp.groupsToRollUp(repository.packs()) { try repository.rollUp(group) }
             }
         }
         return packed

@@ -85,7 +85,8 @@ extension VersionedStore {
     /// the `ForkStoreMigrationTesting` kit wraps it for test suites.
     public func replayHistory() throws -> ReplayReport { try engine.replayHistory() }
 
-    /// Packs every loose object now and rolls all packs into one, as `git gc` would, without
+    /// Packs every loose object now and rolls the packs into as few as it can (packs of at
+    /// most 262,144 objects, which bounds its memory), as `git gc` would, without
     /// holding up writers while it copies. Writes keep the store packed on their own (see
     /// ``StoreOptions/packThreshold``); call this before archiving or copying a store. Returns
     /// how many loose objects were packed.
