@@ -199,6 +199,31 @@ struct PackingTests {
         }
     }
 
+    /// libgit2 keeps every pack it opened mapped, even once a roll-up removed it: a store's
+    /// handle lets them go at its next use (before, a 1 GB import ended with 60 MB of indexes
+    /// of removed packs mapped).
+    @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/maps")))
+    func aStoreLetsGoOfThePacksARollUpRemoved() throws {
+        let folder = TemporaryFolder()
+        let store = try Self.storeOfThreePacks(in: folder)
+        let folderOfPacks = store.path + "/objects/pack/"
+        let old = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".idx") }
+        #expect(old.count == 3)
+        #expect(try store.records().count == 40)  // reads through every pack
+        func mapped() throws -> [String] {
+            let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
+            return old.filter { maps.contains(folderOfPacks + $0) }
+        }
+        #expect(try !mapped().isEmpty, "the store read no pack: the test proves nothing")
+
+        _ = try store.pack()
+        #expect(try store.record("item-3")?.text == "round 2 3")
+
+        let stillMapped = try mapped()
+        #expect(stillMapped.isEmpty, "removed packs still mapped: \(stillMapped)")
+        try expectFsckClean(store.path)
+    }
+
     /// 40 records saved three times as batches, each batch a pack of its own.
     static func storeOfThreePacks(in folder: TemporaryFolder) throws -> RecordStore<StressItem> {
         var options = StoreOptions()

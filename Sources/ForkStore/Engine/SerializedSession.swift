@@ -18,6 +18,9 @@ final class SerializedSession: @unchecked Sendable {
     /// Runs `body` with exclusive use of the session. Not reentrant: never call it from
     /// inside `body`.
     func withSession<Result>(_ body: (StoreSession) throws -> Result) rethrows -> Result {
-        try lock.withLock { _ in try body(session) }
+        try lock.withLock { _ in
+            session.repository.forgetRemovedPacks()
+            return try body(session)
+        }
     }
 }

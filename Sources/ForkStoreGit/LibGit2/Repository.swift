@@ -7,7 +7,11 @@ import Foundation
 /// (a store) serializes every use. Frees its handles when the last reference goes away.
 package final class Repository {
     let pointer: OpaquePointer
-    let odb: OpaquePointer
+    /// The object database; replaced by ``forgetRemovedPacks()``.
+    var odb: OpaquePointer
+    /// The pack indexes seen in `objects/pack`, and when that folder last changed: what
+    /// ``forgetRemovedPacks()`` compares with.
+    var packsSeen: (names: Set<String>, changed: timespec?) = ([], nil)
     /// What a batch handle writes into and reads first; nil for any other handle.
     let batch: BatchObjects?
     /// The backend that checks every pack a fetch brings, once a fetch has added it to the
