@@ -56,6 +56,13 @@ extension SyncLab {
         return try remoteGit(["mktree"], input: entries)
     }
 
+    /// `json` written into the remote in canonical form (section 4), so only the participants
+    /// rules can refuse it; returns the blob's id.
+    func canonicalBlob(_ json: String) throws -> String {
+        let canonical = String(decoding: try CanonicalJSON.canonicalize(Array(json.utf8)), as: UTF8.self)
+        return try remoteGit(["hash-object", "-w", "--stdin"], input: canonical)
+    }
+
     /// Runs git on the remote and returns its trimmed output.
     @discardableResult
     func remoteGit(_ arguments: String...) throws -> String { try remoteGit(arguments) }

@@ -31,7 +31,34 @@ extension ParticipantsFile {
                 if let mine, let other { merged.append(mine.grantsLess(than: other) ? mine : other) }
             }
         }
-        return (merged.isEmpty ? nil : ParticipantsFile(participants: merged), conflicted)
+        let kept = ParticipantsFile(participants: merged).keepingSomeoneInCharge(of: [first, second], first: first, second: second)
+        return (kept.participants.isEmpty ? nil : kept, conflicted)
+    }
+
+    /// Rule 4 (FORMAT.md §9.1): concurrent removals never leave a store that both sides share
+    /// without anyone in charge. Where every list of `sides` holds an owner and this one holds
+    /// none (two owners removed or demoted each other), every owner of a side is an owner again;
+    /// where this list is empty though every side shares (each removed the other's
+    /// participants), every participant of a side is back. Each at the entry granting least
+    /// among the sides that hold them so, in the rule's order (`first`'s, then `second`'s).
+    func keepingSomeoneInCharge(
+        of sides: [ParticipantsFile], first: ParticipantsFile?, second: ParticipantsFile?
+    ) -> ParticipantsFile {
+        let restoring: (Participant) -> Bool
+        if !participants.contains(where: { $0.access == .owner }), sides.allSatisfy({ $0.participants.contains { $0.access == .owner } }) {
+            restoring = { $0.access == .owner }
+        } else if participants.isEmpty {
+            restoring = { _ in true }
+        } else {
+            return self
+        }
+        let current = byKey
+        var seen = Set<ParticipantKey>(), kept: [Participant] = []
+        for key in ((first?.participants ?? []) + (second?.participants ?? [])).map(\.key) where seen.insert(key).inserted {
+            let restored = sides.compactMap { $0.participant(with: key) }.filter(restoring).min { $0.grantsLess(than: $1) }
+            if let entry = restored ?? current[key] { kept.append(entry) }
+        }
+        return ParticipantsFile(participants: kept)
     }
 
     /// The participants a merge of `first` and `second` holds given the lists at all their
@@ -55,7 +82,8 @@ extension ParticipantsFile {
             for entry in entries.dropFirst() where entry.grantsLess(than: least) { least = entry }
             kept.append(least)
         }
-        return (kept.isEmpty ? nil : ParticipantsFile(participants: kept), true)
+        let combined = ParticipantsFile(participants: kept).keepingSomeoneInCharge(of: lists.compactMap { $0 }, first: first, second: second)
+        return (combined.participants.isEmpty ? nil : combined, true)
     }
 
     /// Each key's entry (the first one, should a list name a key twice).
