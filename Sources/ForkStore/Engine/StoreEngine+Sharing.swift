@@ -36,10 +36,10 @@ extension StoreEngine {
     }
 
     /// Checks an incoming commit's participants file and signature (FORMAT.md §9): a new file
-    /// must be a well-formed participants file; where participants are in force (those the
-    /// commit builds on, and those `main` would hold after merging that history), the commit
-    /// must be signed by a participant who may write in each, and by an owner in each when its
-    /// participants differ from what it builds on.
+    /// must be a participants file spelled as a writer writes it; where participants are in
+    /// force (those the commit builds on, and those `main` would hold after merging that
+    /// history), the commit must be signed by a participant who may write in each, and by an
+    /// owner in each when its participants differ from what it builds on.
     func checkSharing(
         of commit: Commit, parents: [Commit], inForce: inout ParticipantsInForce, limit: Int, in session: StoreSession
     ) throws(StoreError) {
@@ -52,14 +52,10 @@ extension StoreEngine {
             }
             if !own.isPlainFile || !parentBlobs.contains(own.id) {
                 let bytes = try layout.checkedBlob(own, path: path, in: commit, limit: limit, session: session)
-                let file: ParticipantsFile
-                do {
-                    file = try JSONDecoder().decode(ParticipantsFile.self, from: Data(bytes))
-                } catch {
-                    throw refuse("it is not a participants file: \(error)", path)
+                switch ParticipantsFile.strictlyDecoded(bytes) {
+                case .success(let file): inForce.remember(file, blob: own.id)
+                case .failure(let broken): throw refuse(broken.description, path)
                 }
-                if let key = file.repeatedKey { throw refuse("it names \(key) twice", path) }
-                inForce.remember(file, blob: own.id)
             }
         }
         let history = try inForce.builtOn(commit, parents: parents)
