@@ -60,29 +60,38 @@ extension StoreEngine {
         }
         let history = try inForce.builtOn(commit, parents: parents)
         let changesParticipants = try inForce.participants(of: commit) != history
-        let authorities = [history, try inForce.mainAfterMerging(commit, builtOn: history)].compactMap { $0 }
-        guard !authorities.isEmpty else { return }
+        let afterMerging = try inForce.mainAfterMerging(commit, builtOn: history)
+        guard history != nil || afterMerging != nil else { return }
+
+        let key = try signer(of: commit, in: session)
+        let rulePath = changesParticipants ? path : ""
+        if let history, let refusal = history.refusal(of: key, changingParticipants: changesParticipants) {
+            throw refuse(refusal, rulePath)
+        }
+        if let afterMerging, let refusal = afterMerging.refusal(of: key, changingParticipants: changesParticipants) {
+            guard let history else { throw refuse(refusal, rulePath) }
+            // The history let them sign it, `main` no longer does: an owner removed or demoted
+            // them here while the commit was on its way, or it is dated back (FORMAT.md §9.2).
+            let who = history.participant(with: key).map { "\($0.name.map { "\($0) " } ?? "")(\(key))" } ?? key.description
+            throw refuse(
+                "\(refusal) in the list main holds, which removed or demoted \(who) while this commit was made on an "
+                    + "older list. To take it, an owner adds \(who) back as before, syncs, then removes them again "
+                    + "(their commits made after that stay refused); or the remote's admin removes the commit", rulePath)
+        }
+    }
+
+    /// The key whose signature `commit` carries, read as git reads it (FORMAT.md §9).
+    private func signer(of commit: Commit, in session: StoreSession) throws(StoreError) -> ParticipantKey {
+        func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: "", rule: rule) }
         let signed = try git("reading the signature of \(commit.id.short)") { () throws(GitError) in
             try session.repository.commitSignature(commit.id.objectID)
         }
         guard let signed else { throw refuse("it is not signed, and this store takes only commits signed by a participant") }
-        let key: ParticipantKey
         do {
             let commit = try signed.get()
-            key = try SSHSignature.signer(of: commit.signedData, armored: commit.signature)
+            return try SSHSignature.signer(of: commit.signedData, armored: commit.signature)
         } catch {
             throw refuse("its signature does not hold: \(error)")
-        }
-        for participants in authorities {
-            guard let participant = participants.participant(with: key) else {
-                throw refuse("it is signed by \(key), who is not a participant")
-            }
-            guard participant.access.mayWrite else {
-                throw refuse("it is signed by \(participant.name ?? key.description), who may only read")
-            }
-            if changesParticipants, participant.access != .owner {
-                throw refuse("it changes the participants, which only an owner may do", path)
-            }
         }
     }
 

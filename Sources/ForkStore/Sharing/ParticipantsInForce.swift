@@ -124,4 +124,13 @@ struct ParticipantsInForce {
 extension ParticipantsFile {
     /// The file as the rules read it: an empty list shares with nobody, as no file does.
     var inForce: ParticipantsFile? { participants.isEmpty ? nil : self }
+
+    /// Why `key` may not sign a commit under this list (one that changes the participants,
+    /// when `changingParticipants`); nil when they may.
+    func refusal(of key: ParticipantKey, changingParticipants: Bool) -> String? {
+        guard let participant = participant(with: key) else { return "it is signed by \(key), who is not a participant" }
+        guard participant.access.mayWrite else { return "it is signed by \(participant.name ?? key.description), who may only read" }
+        guard !changingParticipants || participant.access == .owner else { return "it changes the participants, which only an owner may do" }
+        return nil
+    }
 }

@@ -1,0 +1,66 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// A writer's commit that reached the remote before an owner's removal of that writer stops
+/// the owner's syncs (FORMAT.md §9.2: it cannot be told apart from a branch dated back). The
+/// refusal names the commit, the signer and the way out, and the way out works.
+@Suite("A writer removed while writing")
+struct RemovedWhileWritingTests {
+    @Test func theOwnerAddsTheKeyBackSyncsAndRemovesItAgain() async throws {
+        let lab = try SyncLab()
+        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let (a, aSync) = try lab.signedReplica("alice", key: alice)
+        let carolEntry = carol.participant(.write, "carol")
+        try a.setParticipants([alice.participant(.owner, "alice"), carolEntry])
+        try await a.save(Task2(id: "x", title: "shared"))
+        try await aSync.sync()
+        let (c, cSync) = try lab.signedReplica("carol", key: carol)
+        try await cSync.sync()
+
+        try await c.save(Task2(id: "c1", title: "carol, before she knew"))
+        try await cSync.sync()
+        let written = try c.head().id
+        try a.setParticipants([alice.participant(.owner, "alice")])
+
+        // The refusal says which commit, whose, and what to do.
+        let before = try a.head()
+        do {
+            try await aSync.sync()
+            Issue.record("the removed writer's commit was taken")
+        } catch {
+            guard case .store(.rejectedCommit(let commit, _, let rule)) = error else {
+                Issue.record("refused for another reason: \(error)")
+                return
+            }
+            #expect(commit == written)
+            for words in ["carol", carol.key.publicKey.description, "adds carol", "back", "syncs, then removes them again"] {
+                #expect(rule.contains(words), "\(rule)")
+            }
+        }
+        #expect(try a.head() == before)
+
+        // The way out: add carol back as she was, sync, remove her again, sync.
+        try a.setParticipants([alice.participant(.owner, "alice"), carolEntry])
+        try await aSync.sync()
+        #expect(try await a.record("c1")?.title == "carol, before she knew")
+        try a.setParticipants([alice.participant(.owner, "alice")])
+        try await aSync.sync()
+        #expect(try a.participants().map(\.name) == ["alice"])
+        #expect(try lab.remoteGit("rev-parse", "main") == a.head().id.hex)
+
+        // What carol writes after that is refused, whether or not her replica merged the
+        // removal, and alice's replica stays where it was.
+        try await c.save(Task2(id: "c2", title: "carol, after her removal"))
+        try await cSync.sync()  // carol's replica takes the removal and pushes on top of it
+        let afterRemoval = try a.head()
+        await expectSharingRefusal(aSync, saying: "not a participant")
+        #expect(try a.head() == afterRemoval)
+        #expect(try await a.record("c2") == nil)
+        for path in [a.path, c.path, lab.remotePath] {
+            #expect(try git("--git-dir", path, "fsck", "--strict").status == 0)
+        }
+    }
+}
