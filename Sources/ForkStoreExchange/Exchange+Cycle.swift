@@ -88,7 +88,9 @@ extension Exchange {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
             }
             if let fetched {
-                let (newCommits, merge) = try step { try engine.integrate(fetched, resolvingConflicts: options.conflictResolver) }
+                let (newCommits, merge) = try step {
+                    try engine.integrate(fetched, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners))
+                }
                 report.fetchedCommits += newCommits
                 report.merge = merge
                 report.conflicts += Self.conflicts(of: merge)

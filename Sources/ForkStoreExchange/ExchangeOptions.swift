@@ -32,6 +32,15 @@ public struct ExchangeOptions: Sendable {
     /// as the sizes of its objects (a delta counted as the object it makes). It bounds what a
     /// fetch costs in time and disk, and what the transfer repository keeps of a refused one.
     public var maximumFetchSize: Int
+    /// The owners this replica trusts to have shared the store it syncs, by their ssh public
+    /// keys. Empty (the default) is trust on first use: a new replica takes the participants of
+    /// whatever shared history the remote holds, and holds every later fetch to them. Otherwise
+    /// a fetch is taken only when the remote's `main` is shared and every commit that makes a
+    /// history shared (its own participants in force, those it builds on none) is signed by
+    /// one of these keys and names that key an owner; anything else fails the sync with
+    /// `StoreError.rejectedCommit(commit:path:rule:)` (as ``ExchangeError/store(_:)``), so a
+    /// remote holding a stranger's store, or one whose owner stopped sharing, is refused.
+    public var trustedOwners: [ParticipantKey]
 
     /// Called before each push with the commits about to be pushed; throw to refuse.
     public var validateBeforePush: (@Sendable ([Commit]) throws -> Void)?
@@ -44,7 +53,8 @@ public struct ExchangeOptions: Sendable {
 
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
     /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store,
-    /// objects up to the store's record limit (at least 1 MB), 1 GiB a fetch, no hooks.
+    /// objects up to the store's record limit (at least 1 MB), 1 GiB a fetch, no trusted
+    /// owners (trust on first use), no hooks.
     public init(
         connectTimeout: Duration = .seconds(10),
         readWriteTimeout: Duration = .seconds(60),
@@ -54,6 +64,7 @@ public struct ExchangeOptions: Sendable {
         busyTimeout: Duration = .seconds(30),
         maximumObjectSize: Int? = nil,
         maximumFetchSize: Int = 1 << 30,
+        trustedOwners: [ParticipantKey] = [],
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
@@ -67,6 +78,7 @@ public struct ExchangeOptions: Sendable {
         self.busyTimeout = max(.zero, busyTimeout)
         self.maximumObjectSize = maximumObjectSize.map { max(0, $0) }
         self.maximumFetchSize = max(0, maximumFetchSize)
+        self.trustedOwners = trustedOwners
         self.validateBeforePush = validateBeforePush
         self.onError = onError
         self.onFinished = onFinished

@@ -15,6 +15,10 @@ struct SyncCommand: AsyncParsableCommand {
             (a password or token), or FORKNOTES_SSH_KEY (a private key file). FORKNOTES_HOST_KEY \
             pins an ssh host key (SHA256:...); FORKNOTES_INSECURE=1 trusts any server (tests only).
 
+            FORKNOTES_TRUSTED_OWNERS names a file of ssh public key lines (one a line): sync then \
+            takes only a store shared by one of those owners, so a new replica cannot be handed \
+            a stranger's store. Unset, a new replica trusts the first shared store it syncs with.
+
             Syncs of one store run one at a time: a sync waits for one already running, for up \
             to FORKNOTES_BUSY_TIMEOUT seconds (default 30), then exits busy (5).
 
@@ -34,7 +38,7 @@ struct SyncCommand: AsyncParsableCommand {
         let exchange = Exchange(
             records: store,
             remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust),
-            options: SyncEnvironment.options)
+            options: try SyncEnvironment.options())
         let progress = ProgressLine()
         let events = exchange.events()
         let watcher = Task {

@@ -1,3 +1,4 @@
+import ArgumentParser
 import ForkStore
 import ForkStoreExchange
 import Foundation
@@ -49,13 +50,45 @@ enum SyncEnvironment {
     }
 
     /// The exchange's options: `FORKNOTES_BUSY_TIMEOUT` (seconds) sets how long a sync waits
-    /// for another sync of the store; the library's defaults otherwise.
-    static var options: ExchangeOptions {
+    /// for another sync of the store, `FORKNOTES_TRUSTED_OWNERS` the owners it trusts; the
+    /// library's defaults otherwise.
+    static func options() throws -> ExchangeOptions {
         var options = ExchangeOptions()
         if let text = ProcessInfo.processInfo.environment["FORKNOTES_BUSY_TIMEOUT"], let seconds = Double(text), seconds.isFinite, seconds >= 0 {
             options.busyTimeout = .milliseconds(Int64(min(seconds, 86_400) * 1000))
         }
+        if let file = ProcessInfo.processInfo.environment["FORKNOTES_TRUSTED_OWNERS"] {
+            options.trustedOwners = try trustedOwners(inFile: file)
+        }
         return options
+    }
+
+    /// The largest trusted owners file read: thousands of key lines.
+    static let maximumTrustedOwnersFileSize = 1 << 20
+
+    /// The public keys in a file of ssh public key lines (one a line, as `.pub` files write
+    /// them; blank lines and lines starting with `#` skipped). A file that names none is an
+    /// error: it would trust on first use without saying so.
+    static func trustedOwners(inFile path: String) throws -> [ParticipantKey] {
+        func fail(_ reason: String) -> ValidationError { ValidationError("FORKNOTES_TRUSTED_OWNERS (\(path)): \(reason)") }
+        guard let handle = FileHandle(forReadingAtPath: path),
+            let data = try? handle.read(upToCount: maximumTrustedOwnersFileSize + 1)
+        else { throw fail("cannot read the file") }
+        try? handle.close()
+        guard data.count <= maximumTrustedOwnersFileSize else { throw fail("the file is over \(maximumTrustedOwnersFileSize) bytes") }
+        guard let text = String(data: data, encoding: .utf8) else { throw fail("the file is not UTF-8 text") }
+        var keys: [ParticipantKey] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let trimmed = line.trimmingCharacters(in: .whitespacesAndNewlines)
+            guard !trimmed.isEmpty, !trimmed.hasPrefix("#") else { continue }
+            do {
+                keys.append(try ParticipantKey(trimmed))
+            } catch {
+                throw fail("line \(index + 1): \(error.description)")
+            }
+        }
+        guard !keys.isEmpty else { throw fail("the file names no key") }
+        return keys
     }
 
     static var trust: ServerTrust {

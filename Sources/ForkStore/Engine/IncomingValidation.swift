@@ -13,20 +13,23 @@ extension StoreEngine {
     /// the trees and blobs that differ from each one's first parent). `known` starts with
     /// `main`'s head, whose participants are `trusted`; each commit's signature is checked
     /// against the participants in force for it (``ParticipantsInForce``), and where `main` is
-    /// shared, what arrives must grow from `main`'s history.
+    /// shared, what arrives must grow from `main`'s history. With `trustedOwners`, the
+    /// head must be shared and every commit that makes a history shared signed by one of them.
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
     func validateIncoming(
-        _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?, in session: StoreSession
+        _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?,
+        trustedOwners: Set<ParticipantKey> = [], in session: StoreSession
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
         }
         var objects = Set(arriving)
         let main = try known.first.map { (id) throws(StoreError) in try session.commit(id) }
-        var inForce = ParticipantsInForce(main: main, participants: trusted, arriving: objects, session: session)
+        var inForce = ParticipantsInForce(
+            main: main, participants: trusted, arriving: objects, trustedOwners: trustedOwners, session: session)
         if arriving.isEmpty { try inForce.checkGrowsFromMain(session.commit(head)) }
         for id in arriving {
             let commit = try session.commit(id)
@@ -42,6 +45,11 @@ extension StoreEngine {
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }
+        }
+        if !arriving.isEmpty, !trustedOwners.isEmpty, try inForce.participants(of: session.commit(head)) == nil {
+            throw StoreError.rejectedCommit(
+                commit: CommitID(head), path: ParticipantsFile.path,
+                rule: "it is not shared, and this replica takes only a store shared by one of its trusted owners")
         }
         return (arriving, objects)
     }

@@ -78,9 +78,10 @@ extension StoreEngine {
     /// Brings a fetched head in: checks every commit the store lacks (halting on an unknown
     /// model version; refusing, and keeping in quarantine, anything that breaks the format),
     /// writes the checked objects into the store, moves `cloud` to the head, then merges
-    /// `cloud` into `main`. Returns how many commits were new to `main`, and the merge.
+    /// `cloud` into `main`. Returns how many commits were new to `main`, and the merge. With
+    /// `trustedOwners`, the fetched history must have been shared by one of them (FORMAT.md §9.3).
     package func integrate(
-        _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?
+        _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?, trustedOwners: Set<ParticipantKey> = []
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
         let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
             let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
@@ -99,7 +100,8 @@ extension StoreEngine {
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
             let arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
-                arriving = try validateIncoming(incoming.objectID, notIn: known, trusting: trusted, in: transfer)
+                arriving = try validateIncoming(
+                    incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, in: transfer)
             } catch let error as StoreError {
                 if case .rejectedCommit = error {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")

@@ -39,7 +39,8 @@ extension StoreEngine {
     /// must be a participants file spelled as a writer writes it; where participants are in
     /// force (those the commit builds on, and those `main` would hold after merging that
     /// history), the commit must be signed by a participant who may write in each, and by an
-    /// owner in each when its participants differ from what it builds on.
+    /// owner in each when its participants differ from what it builds on. With trusted owners,
+    /// a commit that makes its history shared must be signed by one of them, named an owner.
     func checkSharing(
         of commit: Commit, parents: [Commit], inForce: inout ParticipantsInForce, limit: Int, in session: StoreSession
     ) throws(StoreError) {
@@ -59,11 +60,18 @@ extension StoreEngine {
             }
         }
         let history = try inForce.builtOn(commit, parents: parents)
-        let changesParticipants = try inForce.participants(of: commit) != history
+        let own = try inForce.participants(of: commit)
+        let changesParticipants = own != history
         let afterMerging = try inForce.mainAfterMerging(commit, builtOn: history)
-        guard history != nil || afterMerging != nil else { return }
+        let sharingNeedsTrustedOwner = history == nil && own != nil && !inForce.trustedOwners.isEmpty
+        guard history != nil || afterMerging != nil || sharingNeedsTrustedOwner else { return }
 
         let key = try signer(of: commit, in: session)
+        if sharingNeedsTrustedOwner, !inForce.trustedOwners.contains(key) || own?.participant(with: key)?.access != .owner {
+            throw refuse(
+                "it shares the store, signed by \(key), and this replica takes only a store shared by one of its "
+                    + "trusted owners, named an owner in it", path)
+        }
         let rulePath = changesParticipants ? path : ""
         if let history, let refusal = history.refusal(of: key, changingParticipants: changesParticipants) {
             throw refuse(refusal, rulePath)

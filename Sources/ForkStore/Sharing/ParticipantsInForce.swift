@@ -26,12 +26,19 @@ struct ParticipantsInForce {
     private var sharedWithMain: [ObjectID: [ParticipantsFile?]] = [:]
     /// Known commits that arriving ones build on and that share history with `main`.
     private var growingFromMain: Set<ObjectID> = []
+    /// The keys one of which must have signed, as an owner, every commit of this fetch that
+    /// makes its history shared; empty: trust on first use.
+    let trustedOwners: Set<ParticipantKey>
 
-    init(main: Commit?, participants: ParticipantsFile?, arriving: Set<ObjectID>, session: StoreSession) {
+    init(
+        main: Commit?, participants: ParticipantsFile?, arriving: Set<ObjectID>, trustedOwners: Set<ParticipantKey>,
+        session: StoreSession
+    ) {
         self.session = session
         self.main = main
         self.onMain = participants.flatMap(\.inForce)
         self.arriving = arriving
+        self.trustedOwners = trustedOwners
     }
 
     /// The participants `commit`'s tree holds (nil: not shared), from a file already checked.
