@@ -1,7 +1,7 @@
 /// The participants merge rule (FORMAT.md §9.1): participant by participant against the merge
 /// base (against each, for several), a change on one side taken, and where both sides changed
 /// one participant differently, the entry granting less: a removal stays removed, a demotion
-/// stays in force. It depends only on the lists and the order of the two parents, never on
+/// stays in force, but never so that no one is left in charge. It depends only on the lists and the order of the two parents, never on
 /// clocks, so a peer that checks a merge computes exactly what the merging replica wrote.
 extension ParticipantsFile {
     /// The strategy named in a merge's report and trailers when both sides changed a participant.
@@ -19,8 +19,8 @@ extension ParticipantsFile {
         // change left it (an owner can stop sharing again once both are known).
         guard let first, let second else { return (first ?? second, true) }
         let ancestor = base?.byKey ?? [:], ours = first.byKey, theirs = second.byKey
-        var seen = Set<ParticipantKey>(), merged: [Participant] = [], conflicted = false
-        for key in (first.participants + second.participants).map(\.key) where seen.insert(key).inserted {
+        var merged: [Participant] = [], conflicted = false
+        for key in keys(first, second) {
             let old = ancestor[key], mine = ours[key], other = theirs[key]
             if mine == other || other == old {
                 if let mine { merged.append(mine) }
@@ -31,7 +31,7 @@ extension ParticipantsFile {
                 if let mine, let other { merged.append(mine.grantsLess(than: other) ? mine : other) }
             }
         }
-        let kept = ParticipantsFile(participants: merged).keepingSomeoneInCharge(of: [first, second], first: first, second: second)
+        let kept = ParticipantsFile(participants: merged).keepingSomeoneInCharge(of: [first, second], order: keys(first, second))
         return (kept.participants.isEmpty ? nil : kept, conflicted)
     }
 
@@ -40,10 +40,8 @@ extension ParticipantsFile {
     /// none (two owners removed or demoted each other), every owner of a side is an owner again;
     /// where this list is empty though every side shares (each removed the other's
     /// participants), every participant of a side is back. Each at the entry granting least
-    /// among the sides that hold them so, in the rule's order (`first`'s, then `second`'s).
-    func keepingSomeoneInCharge(
-        of sides: [ParticipantsFile], first: ParticipantsFile?, second: ParticipantsFile?
-    ) -> ParticipantsFile {
+    /// among the sides that hold them so, in the rule's `order` of keys.
+    func keepingSomeoneInCharge(of sides: [ParticipantsFile], order: [ParticipantKey]) -> ParticipantsFile {
         let restoring: (Participant) -> Bool
         if !participants.contains(where: { $0.access == .owner }), sides.allSatisfy({ $0.participants.contains { $0.access == .owner } }) {
             restoring = { $0.access == .owner }
@@ -53,8 +51,8 @@ extension ParticipantsFile {
             return self
         }
         let current = byKey
-        var seen = Set<ParticipantKey>(), kept: [Participant] = []
-        for key in ((first?.participants ?? []) + (second?.participants ?? [])).map(\.key) where seen.insert(key).inserted {
+        var kept: [Participant] = []
+        for key in order {
             let restored = sides.compactMap { $0.participant(with: key) }.filter(restoring).min { $0.grantsLess(than: $1) }
             if let entry = restored ?? current[key] { kept.append(entry) }
         }
@@ -67,7 +65,8 @@ extension ParticipantsFile {
     /// kept only where every shared result keeps them, at the least access any gives (a removal
     /// wins). So no choice of base grants more than another, and the result depends neither on
     /// the bases' order nor on their ranks. A result that is not shared restricts nothing:
-    /// sharing stays where any result shares. Combining different results is a conflict.
+    /// sharing stays where any result shares; rule 4 keeps someone in charge of the
+    /// combination, as of each result. Combining different results is a conflict.
     static func merged(
         bases: [ParticipantsFile?], first: ParticipantsFile?, second: ParticipantsFile?
     ) -> (participants: ParticipantsFile?, conflicted: Bool) {
@@ -75,15 +74,23 @@ extension ParticipantsFile {
         let lists = results.map(\.participants)
         if lists.allSatisfy({ $0 == lists[0] }) { return (lists[0], results.contains { $0.conflicted }) }
         let shared = lists.compactMap { $0?.byKey }
-        var seen = Set<ParticipantKey>(), kept: [Participant] = []
-        for key in ((first?.participants ?? []) + (second?.participants ?? [])).map(\.key) where seen.insert(key).inserted {
+        var kept: [Participant] = []
+        for key in keys(first, second) {
             let entries = shared.compactMap { $0[key] }
             guard entries.count == shared.count, var least = entries.first else { continue }
             for entry in entries.dropFirst() where entry.grantsLess(than: least) { least = entry }
             kept.append(least)
         }
-        let combined = ParticipantsFile(participants: kept).keepingSomeoneInCharge(of: lists.compactMap { $0 }, first: first, second: second)
+        let combined = ParticipantsFile(participants: kept).keepingSomeoneInCharge(
+            of: lists.compactMap { $0 }, order: keys(first, second))
         return (combined.participants.isEmpty ? nil : combined, true)
+    }
+
+    /// Every key of `first` and `second`, once, in the order a merged list keeps: `first`'s
+    /// order, then `second`'s additions in `second`'s order.
+    private static func keys(_ first: ParticipantsFile?, _ second: ParticipantsFile?) -> [ParticipantKey] {
+        var seen = Set<ParticipantKey>()
+        return ((first?.participants ?? []) + (second?.participants ?? [])).map(\.key).filter { seen.insert($0).inserted }
     }
 
     /// Each key's entry (the first one, should a list name a key twice).

@@ -38,6 +38,5 @@ extension ParticipantsFile {
 struct ParticipantsFileError: Error, ExpressibleByStringInterpolation, CustomStringConvertible {
     let description: String
 
-    init(_ description: String) { self.description = description }
     init(stringLiteral value: String) { description = value }
 }
