@@ -14,6 +14,10 @@
 //   forkstore-stress-writer index STORE
 //     Prints "done start", brings the store's query index to main's head (IndexedItem
 //     records), and prints "done indexed".
+//   forkstore-stress-writer note value|records STORE
+//     Saves TaggedNote.sample() (a Set of tags; not Equatable) to a value store or a record
+//     collection, then writes it again with its tags inserted in reverse order, printing
+//     "done saved ID" and "done rewrote ID" with the fork's head after each write.
 //   forkstore-stress-writer read STORE
 //     Reads a record collection of IndexedItem records as a process that may not write it
 //     would: prints "done records N", "done red N" (a query), "done count N", "done commits N",
@@ -57,6 +61,18 @@ do {
             let id = "\(arguments[3])-\(index)"
             try store.save(Item(id: id, text: "one by one"))
             acknowledge(id)
+        }
+    case "note":
+        guard arguments.count == 4 else { fail("usage") }
+        let rewritten = TaggedNote.sample(tagsIn: TaggedNote.sampleTags.reversed())
+        if arguments[2] == "records" {
+            let store = try RecordStore<TaggedNote>.open(at: arguments[3])
+            acknowledge("saved \(try store.save(TaggedNote.sample()).id)")
+            acknowledge("rewrote \(try store.save(rewritten).id)")
+        } else {
+            let store = try Store<TaggedNote>.open(at: arguments[3])
+            acknowledge("saved \(try store.save(TaggedNote.sample()).id)")
+            acknowledge("rewrote \(try store.update { $0 = rewritten }.id)")
         }
     case "index":
         guard arguments.count == 3 else { fail("usage") }

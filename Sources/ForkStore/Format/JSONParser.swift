@@ -4,7 +4,7 @@ struct JSONParser {
     private let bytes: [UInt8]
     private var position = 0
     private var depth = 0
-    private static let maximumDepth = 512
+    static let maximumDepth = 512
 
     init(bytes: [UInt8]) {
         self.bytes = bytes

@@ -214,8 +214,8 @@ private struct JSONArrayDecoding: UnkeyedDecodingContainer {
     mutating func superDecoder() throws -> any Decoder { try next((any Decoder).self) }
 }
 
-/// Coding keys the decoder makes itself: array positions and `super`.
-private enum JSONKey: CodingKey {
+/// Coding keys the decoder and the encoder make themselves: array positions and `super`.
+enum JSONKey: CodingKey {
     case index(Int)
     case `super`
 

@@ -3,16 +3,15 @@ import Foundation
 /// Encodes resources to canonical JSON and decodes them back, naming the commit on failure.
 enum ValueCodec {
     static func encode<Value: Encodable>(_ value: Value) throws(StoreError) -> [UInt8] {
-        let raw: Data
+        CanonicalJSON.serialize(try json(value))
+    }
+
+    /// The canonical JSON of a value (see ``JSONValueEncoder``).
+    static func json<Value: Encodable>(_ value: Value) throws(StoreError) -> JSONValue {
         do {
-            raw = try JSONEncoder().encode(value)
+            return try JSONValueEncoder().encode(value)
         } catch {
             throw StoreError.encodingFailed(reason: String(describing: error))
-        }
-        do {
-            return try CanonicalJSON.canonicalize(Array(raw))
-        } catch {
-            throw StoreError.encodingFailed(reason: error.description)
         }
     }
 

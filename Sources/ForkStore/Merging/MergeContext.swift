@@ -129,7 +129,7 @@ public final class MergeContext: Sendable {
 
     private static func json<Value: Encodable>(_ value: Value?) throws -> JSONValue? {
         guard let value else { return nil }
-        return try CanonicalJSON.parse(ValueCodec.encode(value))
+        return try ValueCodec.json(value)
     }
 
     private static func decode<Value: Decodable>(_ json: JSONValue, as type: Value.Type) throws -> Value {

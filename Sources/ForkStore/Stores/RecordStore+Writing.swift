@@ -92,7 +92,8 @@ extension RecordStore {
 
     /// The paths, among those a commit from `head` to `tree` changes, where `head` holds a record
     /// equal to the one saved (for `Equatable` records) under another blob: the same record
-    /// encoded differently (a `Set` in another order), which must not make a commit.
+    /// encoded differently (a `Set` stored in hash order by an earlier ForkStore), which must
+    /// not make a commit.
     private func pathsHoldingEqualRecords(
         _ saved: [(id: String, path: String, record: Record?, bytes: [UInt8]?, lenient: Bool)], from head: Commit,
         to tree: ObjectID, session: StoreSession

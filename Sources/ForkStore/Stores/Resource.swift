@@ -12,10 +12,11 @@
 /// }
 /// ```
 ///
-/// A `Set` encodes in an order that differs between processes. For an `Equatable` value a
-/// save that only reorders it makes no commit (the store compares the decoded values); for
-/// other types, encode such collections in a sorted order, so that the same value always gives
-/// the same bytes on disk.
+/// The same value always gives the same bytes on disk, in every process: the store writes a
+/// `Set`'s elements in canonical order (sorted by the bytes of their JSON), not in its hash
+/// order, which Swift changes from one process to the next. So saving an unchanged value makes
+/// no commit, `Equatable` or not. Encode the `Set` itself: an array made from it
+/// (`Array(tags)`) is in hash order, and an array keeps its order.
 public protocol Resource: Codable, Sendable {
     /// The model version this build writes and the highest it can read. Starts at 1.
     static var modelVersion: Int { get }

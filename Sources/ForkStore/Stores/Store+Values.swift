@@ -26,8 +26,9 @@ extension Store {
     /// so a save also repairs a fork whose value no longer decodes.
     ///
     /// When the value is unchanged no commit is made and the current head is returned:
-    /// unchanged means the same canonical JSON or, for an `Equatable` value, equal to the value
-    /// on the fork (so a `Set` encoded in another order makes no commit).
+    /// unchanged means the same canonical JSON (a `Set` is written in one order in every
+    /// process) or, for an `Equatable` value, equal to the value on the fork (so a value stored
+    /// in other bytes by an older version of ForkStore makes no commit either).
     @discardableResult
     public func save(_ value: Value, to fork: Fork = .main, message: String? = nil) throws -> Commit {
         let json = try layout.encode(value)

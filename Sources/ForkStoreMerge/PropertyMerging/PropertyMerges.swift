@@ -187,6 +187,6 @@ public struct PropertyMerges<Root: Codable & Sendable>: MergeStrategy {
     }
 
     private static func json(_ value: Root) throws -> JSONValue {
-        try CanonicalJSON.parse(Array(JSONEncoder().encode(value)))
+        try JSONValueEncoder().encode(value)
     }
 }
