@@ -90,4 +90,66 @@ struct ForkNotesShareTests {
         try "forkstore@localhost \(owner)".write(toFile: allowed, atomically: true, encoding: .utf8)
         #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", cli.store, "verify-commit", "main").status == 0)
     }
+
+    @Test func shareAddAndRemoveTakeThePathOfAPubFile() throws {
+        let cli = ForkNotes()
+        let ownerKey = cli.folder.child("owner"), friendKey = cli.folder.child("friend")
+        for path in [ownerKey, friendKey] {
+            #expect(try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path]).status == 0)
+        }
+        let signing = ["FORKNOTES_SIGNING_KEY": ownerKey]
+        #expect(try cli("init", "--store", cli.store, environment: signing).status == 0)
+        let added = try cli("share", "add", "--store", cli.store, "--write", "--name", "friend", friendKey + ".pub", environment: signing)
+        #expect(added.status == 0, "\(added.stderr)")
+        #expect(try cli.ok("share", "list", "--store", cli.store).contains("write  friend"))
+        // A path relative to the working folder, and `~`, which the shell expands.
+        let relative = try run(
+            "/bin/sh", ["-c", #"cd "$1" && exec "$2" share remove --store "$3" friend.pub"#, "sh", cli.folder.path, productsFolder() + "/forknotes", cli.store],
+            environment: signing)
+        #expect(relative.status == 0, "\(relative.stderr)")
+        #expect(!(try cli.ok("share", "list", "--store", cli.store)).contains("friend"))
+        let home = try run(
+            "/bin/sh", ["-c", #"exec "$1" share add --store "$2" --read --name again ~/friend.pub"#, "sh", productsFolder() + "/forknotes", cli.store],
+            environment: signing.merging(["HOME": cli.folder.path]) { _, new in new })
+        #expect(home.status == 0, "\(home.stderr)")
+        #expect(try cli.ok("share", "list", "--store", cli.store).contains("read  again"))
+    }
+
+    @Test func aKeyFileThatIsMissingPrivateTooLargeOrNoPublicKeyIsRefusedClearly() throws {
+        let cli = ForkNotes()
+        let ownerKey = cli.folder.child("owner"), friendKey = cli.folder.child("friend")
+        for path in [ownerKey, friendKey] {
+            #expect(try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path]).status == 0)
+        }
+        let signing = ["FORKNOTES_SIGNING_KEY": ownerKey]
+        #expect(try cli("init", "--store", cli.store, environment: signing).status == 0)
+        let files = [
+            "text": "just some words\n", "rsa.pub": "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ me@host\n", "empty.pub": "",
+            "two.pub": try String(contentsOfFile: friendKey + ".pub", encoding: .utf8) + (try String(contentsOfFile: ownerKey + ".pub", encoding: .utf8)),
+        ]
+        for (name, content) in files { try content.write(toFile: cli.folder.child(name), atomically: true, encoding: .utf8) }
+        try Data(count: 1 << 20).write(to: URL(fileURLWithPath: cli.folder.child("large.pub")))
+        let privateKey = try String(contentsOfFile: friendKey, encoding: .utf8)
+        let cases: [(path: String, says: String)] = [
+            (cli.folder.child("missing.pub"), "No file at '\(cli.folder.child("missing.pub"))', and it is not a public key line"),
+            (friendKey, "it is a private key, which stays with its owner; give its public half, '\(friendKey).pub'"),
+            (cli.folder.child("large.pub"), "it is larger than 16 KiB"),
+            ("/dev/zero", "it is not a file"),
+            (cli.folder.path, "it is not a file"),
+            (cli.folder.child("text"), "it holds no public key line"),
+            (cli.folder.child("rsa.pub"), "it holds an ssh-rsa key; participants have Ed25519 keys"),
+            (cli.folder.child("empty.pub"), "it is empty"),
+            (cli.folder.child("two.pub"), "it holds 2 lines"),
+        ]
+        let commands = [["share", "add", "--store", cli.store, "--write"], ["share", "remove", "--store", cli.store]]
+        for (index, (path, says)) in cases.enumerated() {
+            let command = commands[index % commands.count]
+            let result = try run(productsFolder() + "/forknotes", command + [path], environment: signing)
+            #expect(result.status == 1, "\(command) \(path): \(result.stderr)")
+            #expect(result.stderr.contains(says), "\(command) \(path): \(result.stderr)")
+            // Nothing of a private key is ever printed.
+            for line in privateKey.split(separator: "\n") { #expect(!result.stderr.contains(line) && !result.stdout.contains(line)) }
+        }
+        #expect(try cli.ok("share", "list", "--store", cli.store).contains("Not shared"))
+    }
 }

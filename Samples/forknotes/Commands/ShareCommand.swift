@@ -16,18 +16,18 @@ struct ShareCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Add a participant (the first one added makes your own key the owner).",
             discussion: """
-                Example: FORKNOTES_SIGNING_KEY=~/.ssh/id_ed25519 forknotes share add --store notes --write --name bob "$(cat bob.pub)"
+                Example: FORKNOTES_SIGNING_KEY=~/.ssh/id_ed25519 forknotes share add --store notes --write --name bob bob.pub
                 """)
 
         @OptionGroup var location: StoreLocation
-        @Argument(help: "The participant's public key line (ssh-ed25519 AAAA… [comment]).") var key: String
+        @Argument(help: ShareCommand.keyHelp) var key: String
         @Flag(help: "What the participant may do.") var access: Participant.Access = .read
         @Option(help: "A name people can read.") var name: String?
 
         func run() throws {
             let store = try location.open()
             let owner = try ShareCommand.requireOwner(of: store)
-            let added = try ParticipantKey(key)
+            let added = try ParticipantKeyArgument.key(key)
             var participants = try store.participants()
             if participants.isEmpty { participants = [Participant(key: owner, access: .owner, name: "owner")] }
             participants.removeAll { $0.key == added }
@@ -55,15 +55,15 @@ struct ShareCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove a participant; their later commits are refused.",
-            discussion: "Example: FORKNOTES_SIGNING_KEY=~/.ssh/id_ed25519 forknotes share remove --store notes \"$(cat bob.pub)\"")
+            discussion: "Example: FORKNOTES_SIGNING_KEY=~/.ssh/id_ed25519 forknotes share remove --store notes bob.pub")
 
         @OptionGroup var location: StoreLocation
-        @Argument(help: "The participant's public key line.") var key: String
+        @Argument(help: ShareCommand.keyHelp) var key: String
 
         func run() throws {
             let store = try location.open()
             _ = try ShareCommand.requireOwner(of: store)
-            let removed = try ParticipantKey(key)
+            let removed = try ParticipantKeyArgument.key(key)
             var participants = try store.participants()
             guard participants.contains(where: { $0.key == removed }) else {
                 throw ValidationError("That key is not a participant.")
@@ -76,6 +76,10 @@ struct ShareCommand: ParsableCommand {
             print("Removed \(removed).")
         }
     }
+
+    static let keyHelp = ArgumentHelp(
+        "The participant's Ed25519 public key: its line (ssh-ed25519 AAAA… [comment]) or the path of its .pub file.",
+        valueName: "key")
 
     /// The signing key's public half, which must belong to an owner (or the store must not be
     /// shared yet): peers refuse participant changes an owner did not sign.
