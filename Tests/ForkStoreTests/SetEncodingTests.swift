@@ -11,6 +11,9 @@ private struct Collections: Resource {
     var groups: Set<Set<String>>
     var points: Set<Point>
     var list: [String]
+    /// Keys that are neither strings nor integers: Swift writes `[key, value, key, value, …]`.
+    var byPoint: [Point: String]
+    var byNumber: [Int: String]
 
     struct Point: Codable, Hashable {
         var x: Int
@@ -22,7 +25,9 @@ private struct Collections: Resource {
         numbers: Set(0..<30),
         groups: Set((0..<10).map { group in Set((0..<5).map { "g\(group)-\($0)" }) }),
         points: Set((0..<10).map { Point(x: $0 % 3, y: $0) }),
-        list: (0..<30).map { "item-\($0)" }.reversed())
+        list: (0..<30).map { "item-\($0)" }.reversed(),
+        byPoint: Dictionary(uniqueKeysWithValues: (0..<20).map { (Point(x: $0 % 4, y: $0), "p\($0)") }),
+        byNumber: Dictionary(uniqueKeysWithValues: (0..<20).map { ($0, "n\($0)") }))
 }
 
 /// Every kind of value `JSONEncoder` treats in its own way, with no set.
@@ -128,6 +133,20 @@ struct SetEncodingTests {
         for case .array(let group) in groups { #expect(group.count == 5 && group == canonicallySorted(group)) }
         #expect(json["list"] == .array(Collections.sample.list.map { .string($0) }))
         try expectFsckClean(store.path)
+    }
+
+    @Test func aDictionaryWrittenAsKeysAndValuesIsSortedByItsKeys() throws {
+        let (folder, store) = try makeStore(Collections.self)
+        _ = folder
+        try store.save(Collections.sample)
+        let json = try stored(store.path, "value.json")
+        guard case .array(let flat)? = json["byPoint"], case .object(let byNumber)? = json["byNumber"] else {
+            Issue.record("not an array and an object: \(json)"); return
+        }
+        let keys = stride(from: 0, to: flat.count, by: 2).map { flat[$0] }
+        #expect(keys.count == 20 && keys == canonicallySorted(keys))
+        #expect(byNumber.count == 20)
+        #expect(try store.value()?.byPoint == Collections.sample.byPoint)
     }
 
     @Test func theSameValueSavedTwiceFromTwoProcessesMakesOneCommit() throws {

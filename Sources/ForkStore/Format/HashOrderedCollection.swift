@@ -9,18 +9,40 @@ protocol HashOrderedCollection {
     static func canonicalOrder(of elements: [JSONValue]) -> [JSONValue]
 }
 
-/// A `Set` encodes as an array of its elements, sorted by the bytes of each element's canonical
-/// JSON (written as a document of its own).
+/// A `Set` encodes as an array of its elements: sorted by the bytes of each one's canonical JSON.
 extension Set: HashOrderedCollection {
     static func canonicalOrder(of elements: [JSONValue]) -> [JSONValue] {
-        elements.map { ($0, CanonicalJSON.serialize($0)) }
-            .sorted { precedes($0.1, $1.1) }
-            .map(\.0)
+        sortedByCanonicalBytes(elements, entryLength: 1)
     }
 }
 
-/// Whether `one` sorts before `other`, bytewise and unsigned (a prefix first).
-private func precedes(_ one: [UInt8], _ other: [UInt8]) -> Bool {
+/// A `Dictionary` whose keys are neither strings nor integers encodes as an array of keys and
+/// values in turn: its pairs are sorted by the bytes of the key's canonical JSON, then the
+/// value's. (With string or integer keys it encodes as an object, sorted anyway.)
+extension Dictionary: HashOrderedCollection {
+    static func canonicalOrder(of elements: [JSONValue]) -> [JSONValue] {
+        elements.count.isMultiple(of: 2) ? sortedByCanonicalBytes(elements, entryLength: 2) : elements
+    }
+}
+
+/// `elements` taken as entries of `entryLength` elements each, the entries sorted by the bytes
+/// of their elements' canonical JSON (each written as a document of its own), first one first.
+private func sortedByCanonicalBytes(_ elements: [JSONValue], entryLength: Int) -> [JSONValue] {
+    let entries = stride(from: 0, to: elements.count, by: entryLength).map { start in
+        elements[start..<min(start + entryLength, elements.count)].map { (value: $0, bytes: CanonicalJSON.serialize($0)) }
+    }
+    let sorted = entries.sorted { one, other in
+        for (mine, theirs) in zip(one, other) {
+            let order = compare(mine.bytes, theirs.bytes)
+            if order != 0 { return order < 0 }
+        }
+        return one.count < other.count
+    }
+    return sorted.flatMap { $0.map(\.value) }
+}
+
+/// Compares two byte strings bytewise, unsigned, a prefix first: negative, zero or positive.
+private func compare(_ one: [UInt8], _ other: [UInt8]) -> Int {
     let common = min(one.count, other.count)
     let order = one.withUnsafeBufferPointer { one in
         other.withUnsafeBufferPointer { other in
@@ -28,5 +50,5 @@ private func precedes(_ one: [UInt8], _ other: [UInt8]) -> Bool {
             return memcmp(one, other, common)
         }
     }
-    return order != 0 ? order < 0 : one.count < other.count
+    return order != 0 ? Int(order) : one.count - other.count
 }

@@ -13,8 +13,9 @@
 /// ```
 ///
 /// The same value always gives the same bytes on disk, in every process: the store writes a
-/// `Set`'s elements in canonical order (sorted by the bytes of their JSON), not in its hash
-/// order, which Swift changes from one process to the next. So saving an unchanged value makes
+/// `Set`'s elements (and the pairs of a `Dictionary` whose keys are not strings or integers)
+/// in canonical order, sorted by the bytes of their JSON, not in hash order, which Swift
+/// changes from one process to the next. So saving an unchanged value makes
 /// no commit, `Equatable` or not. Encode the `Set` itself: an array made from it
 /// (`Array(tags)`) is in hash order, and an array keeps its order.
 public protocol Resource: Codable, Sendable {
