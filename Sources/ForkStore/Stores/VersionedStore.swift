@@ -86,7 +86,7 @@ extension VersionedStore {
     public func replayHistory() throws -> ReplayReport { try engine.replayHistory() }
 
     /// Packs every loose object now and rolls the packs into as few as it can (packs of at
-    /// most 262,144 objects, which bounds its memory), as `git gc` would, without
+    /// most 131,072 objects, which bounds its memory), as `git gc` would, without
     /// holding up writers while it copies. Writes keep the store packed on their own (see
     /// ``StoreOptions/packThreshold``); call this before archiving or copying a store. Returns
     /// how many loose objects were packed.
