@@ -201,7 +201,7 @@ extension Exchange {
         let timeouts = NetworkTimeouts(connect: options.connectTimeout, io: options.readWriteTimeout)
         let limits = IncomingLimits(
             maximumObjectSize: options.maximumObjectSize ?? store.engine.defaultMaximumIncomingObjectSize,
-            maximumFetchSize: options.maximumFetchSize)
+            maximumFetchSize: options.maximumFetchSize, maximumObjectCount: options.maximumObjectCount)
         return RemoteOptions(credential: credential, trust: trust, timeouts: timeouts, limits: limits) { [weak self] statistics in
             self?.publish(.progress(TransferProgress(
                 direction: statistics.direction == .fetch ? .fetch : .push,
@@ -249,8 +249,7 @@ extension Exchange {
         case .transport: .transport(remote: url, reason: reason)
         case .limitExceeded(let exceeded):
             .tooLarge(
-                remote: url, limit: exceeded.limit == .objectSize ? .objectSize : .fetchSize, maximum: exceeded.maximum,
-                size: exceeded.size, object: exceeded.object)
+                remote: url, limit: IncomingLimit(exceeded.limit), maximum: exceeded.maximum, size: exceeded.size, object: exceeded.object)
         }
     }
 }

@@ -30,11 +30,12 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL is not usable.
     case invalidRemote(url: String, reason: String)
     /// The remote would bring more than the exchange takes: an object larger than
-    /// ``ExchangeOptions/maximumObjectSize``, or more than ``ExchangeOptions/maximumFetchSize``
-    /// in one fetch. Refused from the sizes the data declares, before memory is taken for it;
-    /// nothing was merged or kept. `object` names what broke the limit (an object's id, or an
-    /// entry of the fetched pack); `size` is its size, or what the fetch had reached. Not
-    /// retried: the remote has to change, or the limit.
+    /// ``ExchangeOptions/maximumObjectSize``, more than ``ExchangeOptions/maximumFetchSize``
+    /// bytes or more than ``ExchangeOptions/maximumObjectCount`` objects in one fetch. Refused
+    /// from the sizes and counts the data declares, before memory is taken for it; nothing was
+    /// merged or kept. `object` names what broke the limit (an object's id, an entry of the
+    /// fetched pack, or the pack's header); `size` is its size, what the fetch had reached, or
+    /// the number of objects. Not retried: the remote has to change, or the limit.
     case tooLarge(remote: String, limit: IncomingLimit, maximum: Int, size: Int, object: String)
     /// The local store failed.
     case store(StoreError)
@@ -73,6 +74,8 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
             "The remote \(remote) sent \(object) of \(size) bytes, over the largest object a sync takes (\(maximum) bytes, ExchangeOptions.maximumObjectSize). Nothing was merged."
         case .tooLarge(let remote, .fetchSize, let maximum, let size, let object):
             "The remote \(remote) sent more than a sync takes in one fetch (\(maximum) bytes, ExchangeOptions.maximumFetchSize): \(size) bytes at \(object). Nothing was merged."
+        case .tooLarge(let remote, .objectCount, let maximum, let size, let object):
+            "The remote \(remote) sent more objects than a sync takes in one fetch (\(maximum), ExchangeOptions.maximumObjectCount): \(size) objects, \(object). Nothing was merged."
         case .store(let error):
             error.description
         case .transport(let remote, let reason):
@@ -94,6 +97,17 @@ public enum ExchangeError: Error, Sendable, Equatable, CustomStringConvertible {
 public enum IncomingLimit: Sendable, Equatable {
     /// ``ExchangeOptions/maximumObjectSize``: one object was larger.
     case objectSize
-    /// ``ExchangeOptions/maximumFetchSize``: the fetch as a whole brought more.
+    /// ``ExchangeOptions/maximumFetchSize``: the fetch as a whole brought more bytes.
     case fetchSize
+    /// ``ExchangeOptions/maximumObjectCount``: the fetch as a whole brought more objects.
+    case objectCount
+
+    init(_ limit: LimitExceeded.Limit) {
+        self =
+            switch limit {
+            case .objectSize: .objectSize
+            case .fetchSize: .fetchSize
+            case .objectCount: .objectCount
+            }
+    }
 }

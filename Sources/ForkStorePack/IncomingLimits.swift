@@ -6,13 +6,18 @@ package struct IncomingLimits: Sendable, Equatable {
     /// The most bytes one fetch may bring: counted as received, and again as the sizes of its
     /// objects (each delta counted as the object it makes).
     package var maximumFetchSize: Int
+    /// The most objects one fetch may bring: what indexing or walking them costs grows with
+    /// their number (libgit2's indexer keeps about 100 bytes an object), whatever their sizes.
+    package var maximumObjectCount: Int
 
-    package init(maximumObjectSize: Int, maximumFetchSize: Int) {
+    package init(maximumObjectSize: Int, maximumFetchSize: Int, maximumObjectCount: Int = Self.standard.maximumObjectCount) {
         (self.maximumObjectSize, self.maximumFetchSize) = (max(0, maximumObjectSize), max(0, maximumFetchSize))
+        self.maximumObjectCount = max(0, maximumObjectCount)
     }
 
-    /// 1 MB objects (a record's default limit), 1 GiB a fetch: the exchange's defaults.
-    package static let standard = IncomingLimits(maximumObjectSize: 1_000_000, maximumFetchSize: 1 << 30)
+    /// 1 MB objects (a record's default limit), 1 GiB and 100,000 objects a fetch: the
+    /// exchange's defaults.
+    package static let standard = IncomingLimits(maximumObjectSize: 1_000_000, maximumFetchSize: 1 << 30, maximumObjectCount: 100_000)
 }
 
 /// A fetch refused because it would bring more than one of its ``IncomingLimits`` allows.
@@ -23,14 +28,17 @@ package struct LimitExceeded: Error, Sendable, Equatable, CustomStringConvertibl
         case objectSize
         /// ``IncomingLimits/maximumFetchSize``.
         case fetchSize
+        /// ``IncomingLimits/maximumObjectCount``.
+        case objectCount
     }
 
     package var limit: Limit
     /// The limit's value, in bytes.
     package var maximum: Int
-    /// The object's size, or for the fetch size what the fetch had reached.
+    /// The object's size, for the fetch size what the fetch had reached, for the object count
+    /// how many objects the fetch brings (or had reached).
     package var size: Int
-    /// What broke it: an object by its id, or a pack entry by its number.
+    /// What broke it: an object by its id, a pack entry by its number, or the pack.
     package var object: String
 
     package init(_ limit: Limit, maximum: Int, size: Int, object: String) {
@@ -43,6 +51,8 @@ package struct LimitExceeded: Error, Sendable, Equatable, CustomStringConvertibl
             "\(object) is \(size) bytes, over the largest object a fetch may bring (\(maximum) bytes)"
         case .fetchSize:
             "the fetch reached \(size) bytes at \(object), over the most one fetch may bring (\(maximum) bytes)"
+        case .objectCount:
+            "the fetch brings \(size) objects (\(object)), over the most one fetch may bring (\(maximum) objects)"
         }
     }
 }
@@ -54,17 +64,29 @@ package struct IncomingBudget: Sendable {
     package private(set) var objectBytes = 0
     /// The bytes received so far.
     package private(set) var receivedBytes = 0
+    /// The objects admitted so far.
+    package private(set) var objectCount = 0
 
     package init(_ limits: IncomingLimits) { self.limits = limits }
 
     /// Admits an object (or a delta) of `size` bytes, before memory is taken for it.
     package mutating func admit(_ object: @autoclosure () -> String, size: Int) throws(LimitExceeded) {
+        objectCount += 1
+        try expect(objects: objectCount, object())
         guard size <= limits.maximumObjectSize else {
             throw LimitExceeded(.objectSize, maximum: limits.maximumObjectSize, size: size, object: object())
         }
         objectBytes += size
         guard objectBytes <= limits.maximumFetchSize else {
             throw LimitExceeded(.fetchSize, maximum: limits.maximumFetchSize, size: objectBytes, object: object())
+        }
+    }
+
+    /// Checks that a fetch of `count` objects (as a pack's header announces them, or as many
+    /// as were admitted) is within the limit, before any of them is indexed.
+    package func expect(objects count: Int, _ place: @autoclosure () -> String) throws(LimitExceeded) {
+        guard count <= limits.maximumObjectCount else {
+            throw LimitExceeded(.objectCount, maximum: limits.maximumObjectCount, size: count, object: place())
         }
     }
 

@@ -6,7 +6,8 @@
 /// the limit is refused there. A delta's data begins with the size of the object it makes: it
 /// is inflated through a small window (``StreamingInflater``) as it arrives, and that size is
 /// refused as soon as it is read. Every entry is inflated to its end, so that the next one is
-/// found, and must hold exactly what its header says. Every object counts toward the fetch's
+/// found, and must hold exactly what its header says. The number of entries the pack's header
+/// announces is held to the object count first. Every object counts toward the fetch's
 /// budget, as does every byte received. Nothing is kept but a few bytes of the entry at hand:
 /// the check costs the same memory whatever the pack holds.
 ///
@@ -73,10 +74,13 @@ package final class IncomingPackCheck {
         return taken
     }
 
-    private func readPackHeader() throws(PackError) {
+    /// The pack's header: its signature, version and number of entries, which is held to the
+    /// object count before the indexer reads it (and sizes its tables by it).
+    private func readPackHeader() throws {
         guard pending.starts(with: PackWriter.signature.prefix(4)), pending[4..<7].allSatisfy({ $0 == 0 }), [2, 3].contains(pending[7])
-        else { throw .damaged(nil, "the fetched data is not a version-2 pack") }
+        else { throw PackError.damaged(nil, "the fetched data is not a version-2 pack") }
         entries = pending[8..<12].reduce(0) { $0 << 8 | Int($1) }
+        try budget.expect(objects: entries, "as the fetched pack's header says")
         pending = []
         stage = entries == 0 ? .trailer : .entryHeader
     }

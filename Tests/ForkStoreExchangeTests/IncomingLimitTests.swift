@@ -39,6 +39,34 @@ struct IncomingLimitTests {
     }
 }
 
+extension IncomingLimitTests {
+    /// A fetch of more objects than `maximumObjectCount` is refused before they are indexed
+    /// (over git://, from the count the pack's header announces) or walked past the count
+    /// (from a path remote), whatever their sizes: each object costs memory to take in.
+    @Test(arguments: [false, true])
+    func aFetchOfMoreObjectsThanTheCountIsRefused(overGitDaemon: Bool) async throws {
+        let lab = try SyncLab()
+        let (peer, peerSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("peer")
+        try await peer.save((0..<40).map { Task2(id: "task-\($0)", title: "task \($0)") })
+        try await peerSync.sync()
+        let objects = try git("--git-dir", lab.remotePath, "rev-list", "--objects", "--all").stdout.split(separator: "\n").count
+        let daemon = overGitDaemon ? try GitDaemon(basePath: lab.folder.path) : nil
+        let url = daemon?.url("remote.git") ?? lab.remotePath
+        let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"))
+
+        let few = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects - 5))
+        let refused = await expectSync(few, failsWith: "tooLarge")
+        guard case .tooLarge(_, .objectCount, let maximum, let count, _)? = refused else { throw Failure("\(String(describing: refused))") }
+        #expect(maximum == objects - 5 && count > objects - 5)
+        #expect(refused?.description.contains("ExchangeOptions.maximumObjectCount") == true)
+        #expect(try store.head(of: .main).parents.isEmpty)
+
+        try await Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects)).sync()
+        #expect(try await store.count() == 40)
+        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+    }
+}
+
 private struct Failure: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }

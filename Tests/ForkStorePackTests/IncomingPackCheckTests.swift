@@ -129,6 +129,27 @@ struct IncomingPackCheckTests {
         #expect(fed == 5_000)
     }
 
+    /// libgit2's indexer keeps about 100 bytes for every object, and sizes its tables by the
+    /// count the pack's header announces: a pack of many tiny objects is refused from that
+    /// count, before any entry, whether it holds them or only claims to.
+    @Test(arguments: [0, 100_001])
+    func aPackOfMoreObjectsThanTheCountIsRefusedFromItsHeader(holding: Int) throws {
+        var pack = PackBytes(entries: 100_001)
+        for number in 0..<holding { try pack.append(.blob, Array("\(number)".utf8)) }
+        pack.finish()
+        let (fed, error) = try feed(pack.bytes, in: 4_096, limits: .standard)
+        let exceeded = try #require(error as? LimitExceeded)
+        #expect(exceeded.limit == .objectCount && exceeded.size == 100_001 && exceeded.maximum == 100_000)
+        #expect(exceeded.object.contains("the fetched pack's header"))
+        #expect(fed == 0)
+        // As many as the count allows pass.
+        var within = PackBytes(entries: 3)
+        for number in 0..<3 { try within.append(.blob, Array("\(number)".utf8)) }
+        within.finish()
+        let limits = IncomingLimits(maximumObjectSize: 100, maximumFetchSize: 10_000, maximumObjectCount: 3)
+        #expect(try feed(within.bytes, in: 7, limits: limits).error == nil)
+    }
+
     @Test func anEntryHoldingMoreThanItsHeaderSaysIsRefused() throws {
         var pack = PackBytes(entries: 1)
         try pack.append(.blob, [UInt8](repeating: 65, count: 300_000), declaring: 1_000)
