@@ -16,7 +16,6 @@ final class GitoliteServer: Sendable {
 
     init(folder: String) throws {
         self.folder = folder
-        port = try freePort()
         let home = folder + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         for key in ["host", "admin", "alice", "bob"] {
@@ -35,9 +34,11 @@ final class GitoliteServer: Sendable {
         guard compiled.status == 0 else { throw ServerDidNotStart(log: compiled.stderr) }
         hostKeyFingerprint = try SSHServer.fingerprint(ofPublicKey: folder + "/host.pub")
         user = SSHServer.currentUser
-        process = try SSHServer.startSSHD(
-            folder: folder, hostKey: folder + "/host", authorizedKeys: home + "/.ssh/authorized_keys", port: port,
-            extraConfig: "SetEnv HOME=\(home)")
+        (port, process) = try onFreePorts { ports in
+            (ports[0], try SSHServer.startSSHD(
+                folder: folder, hostKey: folder + "/host", authorizedKeys: home + "/.ssh/authorized_keys", port: ports[0],
+                extraConfig: "SetEnv HOME=\(home)"))
+        }
     }
 
     /// The `notes` repository's URL, and the credentials of `name`'s key.

@@ -13,8 +13,7 @@ public final class GitDaemon: @unchecked Sendable {
 
     public init(basePath: String) throws {
         self.basePath = basePath
-        self.port = try freePort()
-        try start()
+        (port, process) = try onFreePorts { ports in (ports[0], try Self.launch(basePath: basePath, port: ports[0])) }
     }
 
     deinit { stop() }
@@ -22,16 +21,9 @@ public final class GitDaemon: @unchecked Sendable {
     /// The git:// URL of a repository in the base folder.
     public func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
 
+    /// Starts the daemon again on its port.
     public func start() throws {
-        let execPath = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        process = try ChildProcess(
-            execPath + "/git-daemon",
-            [
-                "--reuseaddr", "--export-all", "--enable=receive-pack", "--informative-errors", "--verbose",
-                "--base-path=\(basePath)", "--listen=127.0.0.1", "--port=\(port)",
-            ],
-            logPath: basePath + "/git-daemon.log")
-        try waitUntilListening()
+        process = try Self.launch(basePath: basePath, port: port)
     }
 
     public func stop() {
@@ -39,16 +31,20 @@ public final class GitDaemon: @unchecked Sendable {
         process = nil
     }
 
-    private func waitUntilListening() throws {
-        let deadline = Date().addingTimeInterval(10)
-        while Date() < deadline {
-            if canConnect(port: port) { return }
-            usleep(20_000)
-        }
-        throw DaemonError.notListening(port)
+    /// Starts `git daemon` on 127.0.0.1:`port`; returns once it listens (it says "Ready to
+    /// rumble"), or throws ``ServerDidNotStart``.
+    private static func launch(basePath: String, port: Int) throws -> ChildProcess {
+        let execPath = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let process = try ChildProcess(
+            execPath + "/git-daemon",
+            [
+                "--reuseaddr", "--export-all", "--enable=receive-pack", "--informative-errors", "--verbose",
+                "--base-path=\(basePath)", "--listen=127.0.0.1", "--port=\(port)",
+            ],
+            logPath: basePath + "/git-daemon.log")
+        try waitForPort(port, process: process, saying: "Ready to rumble")
+        return process
     }
-
-    public enum DaemonError: Error { case notListening(Int) }
 
     /// How many requests for `service` (`upload-pack`, `receive-pack`) the daemon has logged.
     public func requests(for service: String) -> Int {

@@ -15,8 +15,6 @@ public final class SmartHTTPServer: Sendable {
     public static let password = "s3cret-Pa55"
 
     public init(repositories: String, folder: String, tls: Bool = false) throws {
-        port = try freePort()
-        tlsPort = tls ? try freePort() : nil
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let htpasswd = folder + "/htpasswd"
         let hash = try run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
@@ -24,14 +22,30 @@ public final class SmartHTTPServer: Sendable {
         try "\(Self.username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         let backend = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/git-http-backend"
-        var secure = ""
-        if let tlsPort {
-            let key = folder + "/server.key", certificate = folder + "/server.crt"
+        let key = folder + "/server.key", certificate = folder + "/server.crt"
+        if tls {
             try run("/usr/bin/openssl", [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
                 "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
             ])
+        }
+        (port, tlsPort, process) = try onFreePorts(tls ? 2 : 1) { ports in
+            let process = try Self.startLighttpd(
+                folder: folder, repositories: repositories, htpasswd: htpasswd, backend: backend, port: ports[0],
+                tls: tls ? (ports[1], key, certificate) : nil)
+            return (ports[0], tls ? ports[1] : nil, process)
+        }
+    }
+
+    /// Starts lighttpd on 127.0.0.1:`port` (and `tls.port` for https), its config and logs in
+    /// `folder`; returns once it serves, or throws ``ServerDidNotStart``.
+    private static func startLighttpd(
+        folder: String, repositories: String, htpasswd: String, backend: String, port: Int,
+        tls: (port: Int, key: String, certificate: String)?
+    ) throws -> ChildProcess {
+        var secure = ""
+        if let (tlsPort, key, certificate) = tls {
             secure = """
                 server.modules += ( "mod_openssl" )
                 $SERVER["socket"] == "127.0.0.1:\(tlsPort)" {
@@ -58,9 +72,12 @@ public final class SmartHTTPServer: Sendable {
             """
         let configPath = folder + "/lighttpd.conf"
         try config.write(toFile: configPath, atomically: true, encoding: .utf8)
-        process = try ChildProcess("/usr/sbin/lighttpd", ["-D", "-f", configPath], logPath: folder + "/lighttpd.log")
-        try waitForPort(port, process: process)
-        if let tlsPort { try waitForPort(tlsPort, process: process) }
+        try? FileManager.default.removeItem(atPath: folder + "/lighttpd-error.log")
+        let process = try ChildProcess("/usr/sbin/lighttpd", ["-D", "-f", configPath], logPath: folder + "/lighttpd.log")
+        for listening in [port] + (tls.map { [$0.port] } ?? []) {
+            try waitForPort(listening, process: process, saying: "server started", in: folder + "/lighttpd-error.log")
+        }
+        return process
     }
 
     /// Whether lighttpd can serve https here (its mod_openssl is installed).
@@ -98,17 +115,8 @@ public final class SSHServer: Sendable {
         try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: folder + "/authorized_keys")
         hostKeyFingerprint = try Self.fingerprint(ofPublicKey: hostKey + ".pub")
         user = Self.currentUser
-        // A free port can be taken by another test before sshd binds it: then try another.
-        var attempt = 1
-        while true {
-            let candidate = try freePort()
-            do {
-                process = try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: candidate)
-                port = candidate
-                return
-            } catch let error as ServerDidNotStart where attempt < 3 && error.log.contains("Address already in use") {
-                attempt += 1
-            }
+        (port, process) = try onFreePorts { ports in
+            (ports[0], try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: ports[0]))
         }
     }
 
@@ -143,7 +151,7 @@ public final class SSHServer: Sendable {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         let process = try ChildProcess(
             "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)], logPath: folder + "/sshd.log")
-        try waitForPort(port, process: process)
+        try waitForPort(port, process: process, saying: "Server listening on 127.0.0.1 port \(port)")
         return process
     }
 
@@ -158,14 +166,36 @@ public struct ServerDidNotStart: Error, CustomStringConvertible {
     public var description: String { "the test server did not start: \(log)" }
 }
 
-/// Waits until something accepts connections on the port, or the process has died.
-public func waitForPort(_ port: Int, process: ChildProcess) throws {
+/// Starts a server on `count` free ports: `start` gets the ports and returns once the server
+/// listens on them, or throws ``ServerDidNotStart``. A free port can be taken by another test
+/// before the server binds it: the server then says "Address already in use" and exits, and
+/// other ports are tried, three times in all.
+public func onFreePorts<Server>(_ count: Int = 1, _ start: ([Int]) throws -> Server) throws -> Server {
+    var attempt = 1
+    while true {
+        do {
+            return try start(try (0..<count).map { _ in try freePort() })
+        } catch let error as ServerDidNotStart where attempt < 3 && error.log.contains("Address already in use") {
+            attempt += 1
+        }
+    }
+}
+
+/// Waits until the process listens on the port: something accepts connections there and,
+/// given `ready`, the process has said so in `logFile` (its own log by default), since a port
+/// another process took accepts connections too. Throws ``ServerDidNotStart`` with the
+/// process's log once it has died, or after 10 s.
+public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String? = nil, in logFile: String? = nil) throws {
     let deadline = Date().addingTimeInterval(10)
+    func said() -> Bool {
+        guard let ready else { return true }
+        let log = logFile.map { (try? String(contentsOfFile: $0, encoding: .utf8)) ?? "" } ?? process.log
+        return log.contains(ready)
+    }
     while Date() < deadline {
-        if canConnect(port: port) { return }
+        if said(), canConnect(port: port) { return }
         guard process.isRunning else { break }
         usleep(20_000)
     }
     throw ServerDidNotStart(log: process.log)
 }
-
