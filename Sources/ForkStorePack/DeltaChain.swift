@@ -16,6 +16,17 @@ package final class DeltaChains {
     private let packs: [(index: PackIndex, path: String)]
     private var mapped: [Int: Data] = [:]
     private let inflater: Inflater
+    /// What the chain from a delta's entry down to its whole base costs, for every delta
+    /// whose chain passed under ``checkedLimit``: a chain shared by many objects (the versions
+    /// of one record, each a delta on the next) is read once, not once for each of them, so
+    /// checking every object of a chain costs its length, not its square.
+    private var checkedChains: [Entry: (cost: Int, depth: Int)] = [:]
+    private var checkedLimit: Int?
+
+    private struct Entry: Hashable {
+        var pack: Int
+        var offset: Int
+    }
 
     /// The packs in `folder` (an `objects/pack` folder).
     package init(packFolder folder: String) throws(PackError) {
@@ -31,34 +42,56 @@ package final class DeltaChains {
     /// object) goes to `outsidePacks`, which checks it where it is. Throws ``LimitExceeded``
     /// naming `object`, or ``PackError`` for an entry that cannot be read.
     package func check(_ id: ObjectID, limit: Int, object: String, outsidePacks: (ObjectID) throws -> Void) throws {
+        if checkedLimit != limit { (checkedChains, checkedLimit) = ([:], limit) }
         var cost = 0, depth = 0
         func admit(_ size: Int, _ what: @autoclosure () -> String) throws(LimitExceeded) {
             guard size <= limit else { throw LimitExceeded(.objectSize, maximum: limit, size: size, object: what()) }
             cost += size
+            try admitTotal()
+        }
+        func admitTotal() throws(LimitExceeded) {
             guard cost <= Self.costPerObjectLimit * limit else {
                 throw LimitExceeded(
                     .objectSize, maximum: Self.costPerObjectLimit * limit, size: cost, object: "the chain of deltas of \(object)")
             }
         }
+        // The deltas read on the way down, each with what it adds (its data and what it makes).
+        var deltas: [(entry: Entry, cost: Int)] = []
         var next = location(of: id)
         while let (pack, offset) = next {
+            let here = Entry(pack: pack, offset: offset)
+            if let rest = checkedChains[here] {
+                cost += rest.cost
+                depth += rest.depth
+                try admitTotal()
+                break
+            }
             let data = try self.data(of: pack)
             let entry = try Self.entry(at: offset, in: data)
             let whole = entry.header.type.kind != nil
             try admit(entry.header.size, whole ? (depth == 0 ? object : "the delta base of \(object)") : "a delta of \(object)")
             switch entry.base {
-            case nil: return
+            case nil: next = nil
             case .offset(let base)?: next = (pack, base)
             case .id(let base)?:
                 next = location(of: base)
                 if next == nil { try outsidePacks(base) }
             }
+            guard !whole else { break }
             let made = try data.withBytes { (bytes) throws(PackError) in
                 try Self.resultSize(inflater.inflatePrefix(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), count: 20))
             }
             try admit(made, "an object rebuilt along the deltas of \(object)")
+            deltas.append((here, entry.header.size + made))
             depth += 1
             guard depth <= Self.maximumDepth else { throw PackError.damaged(nil, "\(object) is stored as more than \(Self.maximumDepth) deltas") }
+        }
+        guard depth <= Self.maximumDepth else { throw PackError.damaged(nil, "\(object) is stored as more than \(Self.maximumDepth) deltas") }
+        // The chain passed: remember what it costs from each of its deltas down.
+        var rest = (cost: cost, depth: depth)
+        for delta in deltas {
+            checkedChains[delta.entry] = rest
+            rest = (rest.cost - delta.cost, rest.depth - 1)
         }
     }
 

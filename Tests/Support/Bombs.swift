@@ -89,29 +89,39 @@ public enum Bomb: String, CaseIterable, Sendable, CustomStringConvertible {
         try handle.write(contentsOf: suffix)
     }
 
-    /// A pack of `base` whole and `delta` against it, indexed by `git index-pack`, in
-    /// `packFolder`.
     private static func writeDeltaPack(base: [UInt8], delta: [UInt8], into packFolder: String, scratch: String) throws {
-        func compressed(_ bytes: [UInt8]) throws -> [UInt8] {
-            var output: [UInt8] = []
-            let length = try bytes.withUnsafeBytes { try Deflater(level: .standard).compress($0, into: &output) }
-            return Array(output.prefix(length))
-        }
-        let first = EntryHeader(type: .blob, size: base.count).encoded + (try compressed(base))
-        let second = EntryHeader(type: .offsetDelta, size: delta.count).encoded + OffsetDistance.encode(first.count) + (try compressed(delta))
-        let pack = Array("PACK".utf8) + [0, 0, 0, 2, 0, 0, 0, 2] + first + second
-        let unfinished = scratch + "/bomb.pack"
-        try Data(pack).write(to: URL(fileURLWithPath: unfinished))
-        let checksum = try run("/usr/bin/sha1sum", [unfinished]).stdout.prefix(40)
-        var trailer: [UInt8] = []
-        var digits = checksum.makeIterator()
-        while let high = digits.next(), let low = digits.next() { trailer.append(UInt8(String([high, low]), radix: 16) ?? 0) }
-        let path = packFolder + "/pack-bomb-\(UUID().uuidString.prefix(8)).pack"
-        try Data(pack + trailer).write(to: URL(fileURLWithPath: path))
-        try? FileManager.default.removeItem(atPath: unfinished)
-        let indexed = try git("index-pack", path)
-        guard indexed.status == 0 else { throw BombFailure(message: "git index-pack: \(indexed.stderr)") }
+        try writeDeltaChainPack(base: base, deltas: [delta], into: packFolder, scratch: scratch)
     }
+}
+
+/// A pack of `base` whole, then each of `deltas` against the entry before it (a chain as deep
+/// as there are deltas), indexed by `git index-pack`, in `packFolder`.
+public func writeDeltaChainPack(base: [UInt8], deltas: [[UInt8]], into packFolder: String, scratch: String) throws {
+    let deflater = try Deflater(level: .standard)
+    func compressed(_ bytes: [UInt8]) throws -> [UInt8] {
+        var output: [UInt8] = []
+        let length = try bytes.withUnsafeBytes { try deflater.compress($0, into: &output) }
+        return Array(output.prefix(length))
+    }
+    var pack = Array("PACK".utf8) + [0, 0, 0, 2] + withUnsafeBytes(of: UInt32(deltas.count + 1).bigEndian) { Array($0) }
+    var previous = pack.count
+    pack += EntryHeader(type: .blob, size: base.count).encoded + (try compressed(base))
+    for delta in deltas {
+        let start = pack.count
+        pack += EntryHeader(type: .offsetDelta, size: delta.count).encoded + OffsetDistance.encode(start - previous) + (try compressed(delta))
+        previous = start
+    }
+    let unfinished = scratch + "/chain.pack"
+    try Data(pack).write(to: URL(fileURLWithPath: unfinished))
+    let checksum = try run("/usr/bin/sha1sum", [unfinished]).stdout.prefix(40)
+    var trailer: [UInt8] = []
+    var digits = checksum.makeIterator()
+    while let high = digits.next(), let low = digits.next() { trailer.append(UInt8(String([high, low]), radix: 16) ?? 0) }
+    let path = packFolder + "/pack-chain-\(UUID().uuidString.prefix(8)).pack"
+    try Data(pack + trailer).write(to: URL(fileURLWithPath: path))
+    try? FileManager.default.removeItem(atPath: unfinished)
+    let indexed = try git("index-pack", path)
+    guard indexed.status == 0 else { throw BombFailure(message: "git index-pack: \(indexed.stderr)") }
 }
 
 struct BombFailure: Error, CustomStringConvertible {
