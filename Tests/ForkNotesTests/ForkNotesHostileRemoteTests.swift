@@ -69,29 +69,54 @@ struct ForkNotesHostileRemoteTests {
     func aBombIsRefusedFromItsHeaders(transport: String) async throws {
         let cli = ForkNotes()
         let served = try ServedRemotes(transport, folder: cli.folder.child(transport))
-        let forknotes = productsFolder() + "/forknotes"
         for bomb in Bomb.allCases where bomb != .hiddenBase || transport == "path" {
             let remote = try served.remoteWithANote("\(bomb).git", cli: cli)
-            let store = cli.folder.child("store-\(bomb)")
-            try cli.ok("init", "--store", store, "--remote", served.url("\(bomb).git"))
-            let good = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: served.environment)
-            #expect(good.status == 0, "\(good.stderr)")
-            let head = try git("--git-dir", store, "rev-parse", "main").stdout
-            try bomb.plant(in: remote, size: Self.size(of: bomb), modelVersion: 3, folder: cli.folder.path)
-
-            let refused = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: served.environment)
-            print(
-                "\(bomb) bomb of \(Self.size(of: bomb) >> 20) MB over \(transport): refused in \(String(format: "%.2f", refused.seconds)) s at",
-                "\(refused.peakKB >> 10) MB (a good sync: \(good.peakKB >> 10) MB)")
-            #expect(refused.status == 1)
-            #expect(refused.stderr.contains("over the largest object a sync takes"), "\(refused.stderr)")
-            #expect(refused.seconds < 2, "\(bomb) over \(transport): \(refused.seconds) s")
-            #expect(!refused.timedOut && refused.peakKB < good.peakKB + (Self.memoryAllowance >> 10), "\(bomb) over \(transport): \(refused.peakKB >> 10) MB")
-            #expect(try git("--git-dir", store, "rev-parse", "main").stdout == head)
-            #expect(try git("--git-dir", store, "fsck", "--strict").status == 0)
-            #expect(transferSize(of: store) < 1 << 20, "the transfer repository kept \(transferSize(of: store)) bytes")
-            #expect(try cli.ok("list", "--store", store).contains("from a peer"))
+            try await expectRefused(bomb, plantedIn: remote, reachedAt: served.url("\(bomb).git"), over: transport, cli: cli, environment: served.environment)
         }
+    }
+
+    /// A path remote that is a repository with a working folder (a clone someone works in) is
+    /// read as a bare one is: a bomb in its `.git` is refused from its headers too, where
+    /// libgit2's local transport would read it whole.
+    @Test func aBombInARepositoryWithAWorkingFolderIsRefusedFromItsHeaders() async throws {
+        let cli = ForkNotes()
+        let served = try ServedRemotes("path", folder: cli.folder.child("path"))
+        for bomb in Bomb.allCases {
+            let working = cli.folder.child("working-\(bomb)")
+            try git("clone", "-q", "-b", "main", try served.remoteWithANote("\(bomb).git", cli: cli), working)
+            try await expectRefused(bomb, plantedIn: working + "/.git", reachedAt: working, over: "a working folder's path", cli: cli)
+        }
+    }
+
+    /// Syncs a new store from `url` (a peer's note), plants `bomb` in `remote` (its git
+    /// directory), and checks that the next sync refuses it from its headers, in well under
+    /// two seconds and within 64 MB of the good sync's memory, leaving the store as it was.
+    private func expectRefused(
+        _ bomb: Bomb, plantedIn remote: String, reachedAt url: String, over transport: String, cli: ForkNotes,
+        environment: [String: String] = [:], sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws {
+        let forknotes = productsFolder() + "/forknotes"
+        let store = cli.folder.child("store-\(bomb)-\(UUID().uuidString.prefix(4))")
+        try cli.ok("init", "--store", store, "--remote", url)
+        let good = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
+        #expect(good.status == 0, "\(good.stderr)", sourceLocation: sourceLocation)
+        let head = try git("--git-dir", store, "rev-parse", "main").stdout
+        try bomb.plant(in: remote, size: Self.size(of: bomb), modelVersion: 3, folder: cli.folder.path)
+
+        let refused = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
+        print(
+            "\(bomb) bomb of \(Self.size(of: bomb) >> 20) MB over \(transport): refused in \(String(format: "%.2f", refused.seconds)) s at",
+            "\(refused.peakKB >> 10) MB (a good sync: \(good.peakKB >> 10) MB)")
+        #expect(refused.status == 1, sourceLocation: sourceLocation)
+        #expect(refused.stderr.contains("over the largest object a sync takes"), "\(refused.stderr)", sourceLocation: sourceLocation)
+        #expect(refused.seconds < 2, "\(bomb) over \(transport): \(refused.seconds) s", sourceLocation: sourceLocation)
+        #expect(
+            !refused.timedOut && refused.peakKB < good.peakKB + (Self.memoryAllowance >> 10), "\(bomb) over \(transport): \(refused.peakKB >> 10) MB",
+            sourceLocation: sourceLocation)
+        #expect(try git("--git-dir", store, "rev-parse", "main").stdout == head, sourceLocation: sourceLocation)
+        #expect(try git("--git-dir", store, "fsck", "--strict").status == 0, sourceLocation: sourceLocation)
+        #expect(transferSize(of: store) < 1 << 20, "the transfer repository kept \(transferSize(of: store)) bytes", sourceLocation: sourceLocation)
+        #expect(try cli.ok("list", "--store", store).contains("from a peer"), sourceLocation: sourceLocation)
     }
 
     /// Fifty syncs that each fetch a different refused commit leave the transfer repository

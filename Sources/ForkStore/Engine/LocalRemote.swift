@@ -11,14 +11,25 @@ import Foundation
 /// network remote. A push writes one pack into the remote (on disk, with its index, before
 /// the remote's `main` moves) and moves `main` with a compare-and-swap, so a replica that
 /// pushed in between makes this push a refusal, not a loss. Like libgit2's local transport,
-/// it runs no hooks in the remote. Folders that are not bare repositories use the transport.
+/// it runs no hooks in the remote.
+///
+/// A repository with a working folder (its git directory in `.git`) is fetched from the same
+/// way, so the same limits hold before any object is read: libgit2's local transport would
+/// read every object whole to pack it. It is not pushed to here: pushing moves a branch that
+/// may be checked out, which libgit2's transport refuses, as git does by default.
 struct LocalRemote {
     private let repository: Repository
 
-    init?(_ path: String?) {
-        guard let path,
-            ["HEAD", "objects", "refs"].allSatisfy({ FileManager.default.fileExists(atPath: (path as NSString).appendingPathComponent($0)) }),
-            let repository = try? Repository.openBare(at: path)
+    /// The repository at `path`, or in its `.git` folder when `withWorkingFolder`; nil when
+    /// there is none.
+    init?(_ path: String?, withWorkingFolder: Bool = false) {
+        guard let path else { return nil }
+        func holdsRepository(_ folder: String) -> Bool {
+            ["HEAD", "objects", "refs"].allSatisfy { FileManager.default.fileExists(atPath: (folder as NSString).appendingPathComponent($0)) }
+        }
+        let gitDirectory = (path as NSString).appendingPathComponent(".git")
+        guard let folder = holdsRepository(path) ? path : withWorkingFolder && holdsRepository(gitDirectory) ? gitDirectory : nil,
+            let repository = try? Repository.openBare(at: folder)
         else { return nil }
         self.repository = repository
     }

@@ -20,14 +20,14 @@ extension StoreEngine {
     static var transferFolder: String { "forkstore-transfer" }
 
     /// Fetches the remote's `main` into the transfer repository and returns its head; nil when
-    /// the remote has no `main` yet (an empty remote). A bare repository in a local folder
-    /// (`localPath`) is read directly (see ``LocalRemote``). Throws ``TransferFailure`` when
+    /// the remote has no `main` yet (an empty remote). A repository in a local folder
+    /// (`localPath`), bare or with a working folder, is read directly (see ``LocalRemote``). Throws ``TransferFailure`` when
     /// the transfer fails (sorted where it was received), ``StoreError`` otherwise.
     package func fetchRemoteMain(from url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> CommitID? {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
             try discardEarlierFetch(in: repository)
-            if let remote = LocalRemote(localPath) {
+            if let remote = LocalRemote(localPath, withWorkingFolder: true) {
                 do {
                     return try remote.fetchMain(
                         into: repository, as: Self.incomingReference, limits: remoteOptions.limits, progress: remoteOptions.progress
