@@ -32,15 +32,16 @@ public struct ExchangeOptions: Sendable {
     /// as the sizes of its objects (a delta counted as the object it makes). It bounds what a
     /// fetch costs in time and disk, and what the transfer repository keeps of a refused one.
     public var maximumFetchSize: Int
-    /// The most objects one fetch may bring (default 100,000). What taking a fetch in costs
+    /// The most objects one fetch may bring (default 1,000,000). What taking a fetch in costs
     /// grows with its number of objects as well as with their sizes: about 150 bytes an
     /// object over the network (libgit2's indexer, then the checks), about 500 from a path
     /// remote (walking, copying and checking them). A pack announcing more objects is refused
     /// from its header, before any is indexed; from a path remote, the fetch is refused as the
-    /// count is reached. The default keeps a refused fetch of tiny objects within 64 MB of
-    /// memory beyond the store's own. A store's first fetch brings each record's blob, a tree
-    /// per shard folder and every commit: raise it for stores of more than about 50,000
-    /// records, or long histories.
+    /// count is reached. The default takes a new replica's first fetch of a store of about
+    /// 400,000 records (a blob each, a tree per shard folder, every commit and its trees), and
+    /// bounds what a hostile fetch of tiny objects costs before it is refused: about 150 MB
+    /// over the network. An app whose stores stay small can lower it: 100,000 keeps that cost
+    /// within 64 MB of memory beyond the store's own.
     public var maximumObjectCount: Int
     /// The owners this replica trusts to have shared the store it syncs, by their ssh public
     /// keys. Empty (the default) is trust on first use: a new replica takes the participants of
@@ -63,7 +64,7 @@ public struct ExchangeOptions: Sendable {
 
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
     /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store,
-    /// objects up to the store's record limit (at least 1 MB), 1 GiB and 100,000 objects a
+    /// objects up to the store's record limit (at least 1 MB), 1 GiB and 1,000,000 objects a
     /// fetch, no trusted owners (trust on first use), no hooks.
     public init(
         connectTimeout: Duration = .seconds(10),
@@ -74,7 +75,7 @@ public struct ExchangeOptions: Sendable {
         busyTimeout: Duration = .seconds(30),
         maximumObjectSize: Int? = nil,
         maximumFetchSize: Int = 1 << 30,
-        maximumObjectCount: Int = 100_000,
+        maximumObjectCount: Int = 1_000_000,
         trustedOwners: [ParticipantKey] = [],
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
