@@ -75,21 +75,21 @@ struct Endpoint {
     }
 }
 
-func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoint? {
+func makeEndpoint(_ transport: String, folder: TemporaryFolder) async throws -> Endpoint? {
     switch transport {
     case "path":
         return Endpoint(url: { folder.child($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:])
     case "git":
-        let daemon = try GitDaemon(basePath: folder.path)
+        let daemon = try await GitDaemon(basePath: folder.path)
         return Endpoint(url: { daemon.url($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:], server: daemon)
     case "http":
         guard FileManager.default.fileExists(atPath: "/usr/sbin/lighttpd") else { return nil }
-        let server = try SmartHTTPServer(repositories: folder.path, folder: folder.child("http"))
+        let server = try await SmartHTTPServer(repositories: folder.path, folder: folder.child("http"))
         return Endpoint(url: { server.url($0) }, trust: .verify, rawOptions: RemoteOptions(), cliEnvironment: [:], server: server)
     case "https":
         // lighttpd's TLS with a self-signed certificate, accepted as tests do.
         guard SmartHTTPServer.canServeTLS else { return nil }
-        let server = try SmartHTTPServer(repositories: folder.path, folder: folder.child("https"), tls: true)
+        let server = try await SmartHTTPServer(repositories: folder.path, folder: folder.child("https"), tls: true)
         return Endpoint(
             url: { server.secureURL($0) ?? "" }, trust: .acceptAnyServer, rawOptions: RemoteOptions(trust: .acceptAny),
             // HTTP/1.1 as libgit2 speaks it (curl's HTTP/2 to lighttpd fails on large pushes).
@@ -100,7 +100,7 @@ func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoi
         guard FileManager.default.fileExists(atPath: "/usr/sbin/sshd") else { return nil }
         let ssh = folder.child("ssh")
         try FileManager.default.createDirectory(atPath: ssh, withIntermediateDirectories: true)
-        let server = try SSHServer(folder: ssh)
+        let server = try await SSHServer(folder: ssh)
         let raw = RemoteOptions(
             credential: .sshKey(username: server.user, publicKeyPath: nil, privateKeyPath: server.clientKey, passphrase: nil),
             trust: .acceptAny)
@@ -117,7 +117,7 @@ func makeEndpoint(_ transport: String, folder: TemporaryFolder) throws -> Endpoi
 /// Runs git in `directory`; its wall time in milliseconds.
 func timedGit(_ environment: [String: String], _ arguments: String...) throws -> Double {
     try timed {
-        let result = try git(arguments, environment: environment)
+        let result = try gitBlocking(arguments, environment: environment)
         guard result.status == 0 else { throw BenchmarkFailure(reason: "git \(arguments.joined(separator: " ")): \(result.stderr)") }
     }
 }
@@ -137,11 +137,11 @@ struct Row {
 func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     let folder = TemporaryFolder("forkstore-sync-bench")
     for name in ["remote.git", "cli-remote.git"] {
-        _ = try git("init", "--bare", "-q", "-b", "main", folder.child(name))
-        _ = try git("--git-dir", folder.child(name), "config", "http.receivepack", "true")
-        _ = try git("--git-dir", folder.child(name), "config", "receive.autogc", "false")
+        _ = try await git("init", "--bare", "-q", "-b", "main", folder.child(name))
+        _ = try await git("--git-dir", folder.child(name), "config", "http.receivepack", "true")
+        _ = try await git("--git-dir", folder.child(name), "config", "receive.autogc", "false")
     }
-    guard let endpoint = try makeEndpoint(transport, folder: folder) else { return nil }
+    guard let endpoint = try await makeEndpoint(transport, folder: folder) else { return nil }
     let url = endpoint.url("remote.git"), cliURL = endpoint.url("cli-remote.git")
     var row = Row(size: size, transport: transport)
     let first = try RecordStore<Item>.create(at: folder.child("first"))
@@ -168,8 +168,8 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
 
     // Raw libgit2 on kept handles, through the same remote and transport.
     let signature = Signature(name: "bench", email: "bench@localhost")
-    _ = try git("clone", "--bare", "-q", url, folder.child("raw-pusher"), environment: endpoint.cliEnvironment)
-    _ = try git("clone", "--bare", "-q", url, folder.child("raw-fetcher"), environment: endpoint.cliEnvironment)
+    _ = try await git("clone", "--bare", "-q", url, folder.child("raw-pusher"), environment: endpoint.cliEnvironment)
+    _ = try await git("clone", "--bare", "-q", url, folder.child("raw-fetcher"), environment: endpoint.cliEnvironment)
     let pusher = try Repository.openBare(at: folder.child("raw-pusher"))
     let fetcher = try Repository.openBare(at: folder.child("raw-fetcher"))
     for round in 0..<rounds {
@@ -184,12 +184,12 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     row.gitFirstPush = try timedGit(environment, "--git-dir", first.path, "push", "-q", cliURL, "main:main")
     row.gitClone = try timedGit(environment, "clone", "-q", "--bare", cliURL, folder.child("cli-clone"))
     let work = folder.child("cli-work")
-    _ = try git("clone", "-q", cliURL, work, environment: environment)
+    _ = try await git("clone", "-q", cliURL, work, environment: environment)
     for round in 0..<rounds {
         let item = Item.make((round * 15_485_863) % size, revision: 2_000 + round)
         let path = work + "/" + RecordPath(id: item.id).description
         try JSONEncoder().encode(item).write(to: URL(fileURLWithPath: path))
-        _ = try git("-C", work, "commit", "-q", "-a", "-m", "one record")
+        _ = try await git("-C", work, "commit", "-q", "-a", "-m", "one record")
         row.gitPush.append(try timedGit(environment, "-C", work, "push", "-q", "origin", "HEAD:main"))
         row.gitFetch.append(try timedGit(environment, "--git-dir", folder.child("cli-clone"), "fetch", "-q", cliURL, "+main:main"))
     }

@@ -12,15 +12,15 @@ private final class ServedRemotes {
     private let http: SmartHTTPServer?
     private let ssh: SSHServer?
 
-    init(_ transport: String, folder: String) throws {
+    init(_ transport: String, folder: String) async throws {
         self.transport = transport
         repositories = folder + "/repos"
         try FileManager.default.createDirectory(atPath: repositories, withIntermediateDirectories: true)
-        daemon = transport == "git" ? try GitDaemon(basePath: repositories) : nil
-        http = transport == "http" ? try SmartHTTPServer(repositories: repositories, folder: folder + "/http") : nil
+        daemon = transport == "git" ? try await GitDaemon(basePath: repositories) : nil
+        http = transport == "http" ? try await SmartHTTPServer(repositories: repositories, folder: folder + "/http") : nil
         let sshFolder = folder + "/ssh"
         if transport == "ssh" { try FileManager.default.createDirectory(atPath: sshFolder, withIntermediateDirectories: true) }
-        ssh = transport == "ssh" ? try SSHServer(folder: sshFolder) : nil
+        ssh = transport == "ssh" ? try await SSHServer(folder: sshFolder) : nil
     }
 
     /// Where the CLI reaches repository `name` of the folder.
@@ -34,13 +34,13 @@ private final class ServedRemotes {
     }
 
     /// A bare repository of the folder holding a peer's note, pushed by the CLI over the path.
-    func remoteWithANote(_ name: String, cli: ForkNotes) throws -> String {
+    func remoteWithANote(_ name: String, cli: ForkNotes) async throws -> String {
         let remote = repositories + "/" + name
-        try git("init", "--bare", "-q", "-b", "main", remote)
+        try await git("init", "--bare", "-q", "-b", "main", remote)
         let peer = cli.folder.child("peer-\(name)")
-        try cli.ok("init", "--store", peer, "--remote", remote)
-        try cli.ok("add", "--store", peer, "--title", "from a peer")
-        try cli.ok("sync", "--store", peer)
+        try await cli.ok("init", "--store", peer, "--remote", remote)
+        try await cli.ok("add", "--store", peer, "--title", "from a peer")
+        try await cli.ok("sync", "--store", peer)
         return remote
     }
 }
@@ -68,9 +68,9 @@ struct ForkNotesHostileRemoteTests {
     @Test(arguments: ["path", "git", "http", "ssh"])
     func aBombIsRefusedFromItsHeaders(transport: String) async throws {
         let cli = ForkNotes()
-        let served = try ServedRemotes(transport, folder: cli.folder.child(transport))
+        let served = try await ServedRemotes(transport, folder: cli.folder.child(transport))
         for bomb in Bomb.allCases where bomb != .hiddenBase || transport == "path" {
-            let remote = try served.remoteWithANote("\(bomb).git", cli: cli)
+            let remote = try await served.remoteWithANote("\(bomb).git", cli: cli)
             try await expectRefused(bomb, plantedIn: remote, reachedAt: served.url("\(bomb).git"), over: transport, cli: cli, environment: served.environment)
         }
     }
@@ -80,10 +80,10 @@ struct ForkNotesHostileRemoteTests {
     /// libgit2's local transport would read it whole.
     @Test func aBombInARepositoryWithAWorkingFolderIsRefusedFromItsHeaders() async throws {
         let cli = ForkNotes()
-        let served = try ServedRemotes("path", folder: cli.folder.child("path"))
+        let served = try await ServedRemotes("path", folder: cli.folder.child("path"))
         for bomb in Bomb.allCases {
             let working = cli.folder.child("working-\(bomb)")
-            try git("clone", "-q", "-b", "main", try served.remoteWithANote("\(bomb).git", cli: cli), working)
+            try await git("clone", "-q", "-b", "main", try served.remoteWithANote("\(bomb).git", cli: cli), working)
             try await expectRefused(bomb, plantedIn: working + "/.git", reachedAt: working, over: "a working folder's path", cli: cli)
         }
     }
@@ -97,11 +97,11 @@ struct ForkNotesHostileRemoteTests {
     ) async throws {
         let forknotes = productsFolder() + "/forknotes"
         let store = cli.folder.child("store-\(bomb)-\(UUID().uuidString.prefix(4))")
-        try cli.ok("init", "--store", store, "--remote", url)
+        try await cli.ok("init", "--store", store, "--remote", url)
         let good = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
         #expect(good.status == 0, "\(good.stderr)", sourceLocation: sourceLocation)
-        let head = try git("--git-dir", store, "rev-parse", "main").stdout
-        try bomb.plant(in: remote, size: Self.size(of: bomb), modelVersion: 3, folder: cli.folder.path)
+        let head = try await git("--git-dir", store, "rev-parse", "main").stdout
+        try await bomb.plant(in: remote, size: Self.size(of: bomb), modelVersion: 3, folder: cli.folder.path)
 
         let refused = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
         print(
@@ -113,23 +113,23 @@ struct ForkNotesHostileRemoteTests {
         #expect(
             !refused.timedOut && refused.peakKB < good.peakKB + (Self.memoryAllowance >> 10), "\(bomb) over \(transport): \(refused.peakKB >> 10) MB",
             sourceLocation: sourceLocation)
-        #expect(try git("--git-dir", store, "rev-parse", "main").stdout == head, sourceLocation: sourceLocation)
-        #expect(try git("--git-dir", store, "fsck", "--strict").status == 0, sourceLocation: sourceLocation)
+        #expect(try await git("--git-dir", store, "rev-parse", "main").stdout == head, sourceLocation: sourceLocation)
+        #expect(try await git("--git-dir", store, "fsck", "--strict").status == 0, sourceLocation: sourceLocation)
         #expect(transferSize(of: store) < 1 << 20, "the transfer repository kept \(transferSize(of: store)) bytes", sourceLocation: sourceLocation)
-        #expect(try cli.ok("list", "--store", store).contains("from a peer"), sourceLocation: sourceLocation)
+        #expect(try await cli.ok("list", "--store", store).contains("from a peer"), sourceLocation: sourceLocation)
     }
 
     /// Fifty syncs that each fetch a different refused commit leave the transfer repository
     /// as small as the first one did: it keeps the last refused fetch only, named by
     /// `status`, and the next sync removes it, whatever it fetches.
     @Test(arguments: ["path", "git"])
-    func aQuarantineHoldsOnlyTheLastRefusedFetch(transport: String) throws {
+    func aQuarantineHoldsOnlyTheLastRefusedFetch(transport: String) async throws {
         let cli = ForkNotes()
-        let served = try ServedRemotes(transport, folder: cli.folder.child(transport))
-        let remote = try served.remoteWithANote("notes.git", cli: cli)
-        let good = try git("--git-dir", remote, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try cli.ok("init", "--store", cli.store, "--remote", served.url("notes.git"))
-        try cli.ok("sync", "--store", cli.store)
+        let served = try await ServedRemotes(transport, folder: cli.folder.child(transport))
+        let remote = try await served.remoteWithANote("notes.git", cli: cli)
+        let good = try await git("--git-dir", remote, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try await cli.ok("init", "--store", cli.store, "--remote", served.url("notes.git"))
+        try await cli.ok("sync", "--store", cli.store)
         let path = RecordPath(id: "hostile")
         var random = SplitMix(state: 24)
         var sizes: [Int] = []
@@ -138,36 +138,36 @@ struct ForkNotesHostileRemoteTests {
             // A record that is not JSON, different each time (100 KB that do not compress).
             let file = cli.folder.child("hostile")
             try Data(Array("not JSON ".utf8) + (0..<100_000).map { _ in UInt8(97 + random.next() % 26) }).write(to: URL(fileURLWithPath: file))
-            let blob = try git("--git-dir", remote, "hash-object", "-w", file).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            var tree = try git(["--git-dir", remote, "mktree"], input: "100644 blob \(blob)\t\(path.fileName)\n").stdout
+            let blob = try await git("--git-dir", remote, "hash-object", "-w", file).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            var tree = try await git(["--git-dir", remote, "mktree"], input: "100644 blob \(blob)\t\(path.fileName)\n").stdout
             for name in [path.shards[1], path.shards[0], RecordPath.root] {
-                tree = try git(["--git-dir", remote, "mktree"], input: "040000 tree \(tree.trimmingCharacters(in: .whitespacesAndNewlines))\t\(name)\n").stdout
+                tree = try await git(["--git-dir", remote, "mktree"], input: "040000 tree \(tree.trimmingCharacters(in: .whitespacesAndNewlines))\t\(name)\n").stdout
             }
-            last = try git(
+            last = try await git(
                 "--git-dir", remote, "commit-tree", tree.trimmingCharacters(in: .whitespacesAndNewlines), "-p", good,
                 "-m", "Hostile\n\nModel-Version: 3\nFormat-Version: 1\n"
             ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-            try git("--git-dir", remote, "update-ref", "refs/heads/main", last)
-            let result = try cli("sync", "--store", cli.store, environment: served.environment)
+            try await git("--git-dir", remote, "update-ref", "refs/heads/main", last)
+            let result = try await cli("sync", "--store", cli.store, environment: served.environment)
             #expect(result.status == 1 && result.stderr.contains("not valid JSON"), "\(result.stderr)")
             sizes.append(transferSize(of: cli.store))
         }
         print("transfer repository over \(transport) after each of 50 refused fetches, KB:", sizes.map { $0 >> 10 })
         let first = try #require(sizes.first)
         #expect(sizes.allSatisfy { $0 <= first + 16 << 10 }, "it grew: \(sizes.map { $0 >> 10 }) KB")
-        let status = try cli.ok("status", "--store", cli.store)
+        let status = try await cli.ok("status", "--store", cli.store)
         #expect(status.contains("quarantine:   \(last) in \(cli.store)/forkstore-transfer (refs/forkstore/quarantine)"), "\(status)")
-        #expect(try git("--git-dir", cli.store + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine").stdout.contains(last))
+        #expect(try await git("--git-dir", cli.store + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine").stdout.contains(last))
 
         // A good commit from the peer: the sync takes it, and keeps nothing of the refused ones.
-        try git("--git-dir", remote, "update-ref", "refs/heads/main", good)
+        try await git("--git-dir", remote, "update-ref", "refs/heads/main", good)
         let peer = cli.folder.child("peer-notes.git")
-        try cli.ok("add", "--store", peer, "--title", "a good one")
-        try cli.ok("sync", "--store", peer)
-        try cli.ok("sync", "--store", cli.store)
-        #expect(try cli.ok("list", "--store", cli.store).contains("a good one"))
-        #expect(!(try cli.ok("status", "--store", cli.store).contains("quarantine")))
-        #expect(try git("--git-dir", cli.store + "/forkstore-transfer", "count-objects", "-v").stdout.contains("size-pack: 0"))
-        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+        try await cli.ok("add", "--store", peer, "--title", "a good one")
+        try await cli.ok("sync", "--store", peer)
+        try await cli.ok("sync", "--store", cli.store)
+        #expect(try await cli.ok("list", "--store", cli.store).contains("a good one"))
+        #expect(!(try await cli.ok("status", "--store", cli.store).contains("quarantine")))
+        #expect(try await git("--git-dir", cli.store + "/forkstore-transfer", "count-objects", "-v").stdout.contains("size-pack: 0"))
+        #expect(try await git("--git-dir", cli.store, "fsck", "--strict").status == 0)
     }
 }

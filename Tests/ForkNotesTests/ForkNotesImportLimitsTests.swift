@@ -19,7 +19,7 @@ struct ForkNotesImportLimitsTests {
     /// folder, a pipe nobody writes to, bytes that are not UTF-8, a sparse file of NULs.
     @Test func whatIsNotATextFileIsRefusedAtOnce() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         let folder = cli.folder.child("a-folder")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let fifo = cli.folder.child("a-fifo")
@@ -43,14 +43,14 @@ struct ForkNotesImportLimitsTests {
             #expect(result.status == 1, "\(file): \(result.stdout)")
             #expect(result.stderr.contains(reason), "\(file): \(result.stderr)")
         }
-        #expect(try cli.notes().isEmpty)
+        #expect(try await cli.notes().isEmpty)
     }
 
     /// A line over the limit is reported by number once the limit is reached and the rest of
     /// it is read past: the lines around it are stored, and memory never holds it.
     @Test func aLineOverTheLimitIsSkippedAtTheLimit() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         let file = cli.folder.child("long.jsonl")
         _ = FileManager.default.createFile(atPath: file, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
@@ -67,7 +67,7 @@ struct ForkNotesImportLimitsTests {
         #expect(result.stdout.contains("Imported 2 note(s)"), "\(result.stdout)")
         #expect(result.seconds < 5)
         #expect(result.peakKB < 100 << 10)
-        #expect(Set(try cli.notes().compactMap { $0["id"] as? String }) == ["before", "after"])
+        #expect(Set(try await cli.notes().compactMap { $0["id"] as? String }) == ["before", "after"])
     }
 
     /// A large file of large notes (160 of 900 KB, 144 MB) is imported within 100 MB: a batch
@@ -75,7 +75,7 @@ struct ForkNotesImportLimitsTests {
     /// one batch held every note: 583 MB for 270 MB of notes).
     @Test func aLargeFileIsImportedInBoundedMemory() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         let file = cli.folder.child("large.jsonl")
         _ = FileManager.default.createFile(atPath: file, contents: nil)
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: file))
@@ -91,14 +91,14 @@ struct ForkNotesImportLimitsTests {
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.contains("Imported \(count) note(s)"), "\(result.stdout)")
         #expect(result.peakKB < 100 << 10)
-        #expect(try cli("count", "--store", cli.store).stdout == "\(count)\n")
-        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+        #expect(try await cli("count", "--store", cli.store).stdout == "\(count)\n")
+        #expect(try await git("--git-dir", cli.store, "fsck", "--strict").status == 0)
     }
 
     /// A line of exactly the limit is read; one byte more is not.
     @Test func theLimitIsExact() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         let limit = 4 << 20
         let open = #"{"id":"edge","title":"t","body":""#, close = #"","tags":[],"done":false}"#
         let body = String(repeating: " ", count: limit - open.utf8.count - close.utf8.count)

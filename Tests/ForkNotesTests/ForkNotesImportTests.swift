@@ -5,9 +5,9 @@ import Testing
 
 @Suite("forknotes import")
 struct ForkNotesImportTests {
-    @Test func importsGoodLinesAndReportsTheRest() throws {
+    @Test func importsGoodLinesAndReportsTheRest() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         var lines: [String] = []
         for index in 0..<2_500 {
             lines.append(#"{"id":"n\#(index)","title":"Note \#(index)","body":"","tags":["t\#(index % 3)"],"done":false}"#)
@@ -21,7 +21,7 @@ struct ForkNotesImportTests {
         let file = cli.folder.child("notes.jsonl")
         try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
 
-        let result = try cli("import", "--store", cli.store, file)
+        let result = try await cli("import", "--store", cli.store, file)
         #expect(result.status == 1)
         #expect(result.stdout.contains("Imported 2502 note(s) in 3 commit(s); 3 skipped."))
         let problems = result.stderr.split(separator: "\n")
@@ -29,10 +29,10 @@ struct ForkNotesImportTests {
         #expect(problems.contains { $0.contains("line 2503") && $0.contains("missing id") })
         #expect(problems.contains { $0.contains("line 2504") })
         #expect(problems.contains { $0.contains("line 2505") && $0.contains("duplicate key") })
-        let notes = try cli.notes()
+        let notes = try await cli.notes()
         #expect(notes.count == 2502)
         #expect(notes.contains { $0["id"] as? String == "../../x" && $0["done"] as? Bool == true })
-        #expect(try cli.ok("edit", "--store", cli.store, "../../x", "--title", "still addressable").isEmpty)
+        #expect(try await cli.ok("edit", "--store", cli.store, "../../x", "--title", "still addressable").isEmpty)
     }
 }
 
@@ -40,32 +40,31 @@ struct ForkNotesImportTests {
 struct ForkNotesPackingTests {
     /// Every CLI command is a process of its own that writes once: the packing policy must
     /// not depend on one process living long.
-    @Test func aThousandSeparateAddsLeaveAPackedStore() throws {
+    @Test func aThousandSeparateAddsLeaveAPackedStore() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
+        try await cli.ok("init", "--store", cli.store)
         let adds = 1_000
-        // Two lanes of processes on threads of their own: blocking waits for child processes
-        // must not hold Swift's cooperative threads, which the other suites need.
-        let lanes = DispatchGroup()
-        let failures = Mutex<[String]>([])
-        for lane in 0..<2 {
-            lanes.enter()
-            Thread.detachNewThread {
-                defer { lanes.leave() }
-                for index in stride(from: lane, to: adds, by: 2) {
-                    let result = try? cli("add", "--store", cli.store, "--title", "note \(index)")
-                    if result?.status != 0 { failures.withLock { $0.append(result?.stderr ?? "did not run") } }
+        // Two lanes of processes at once.
+        let failures = await withTaskGroup(of: [String].self) { lanes in
+            for lane in 0..<2 {
+                lanes.addTask {
+                    var failures: [String] = []
+                    for index in stride(from: lane, to: adds, by: 2) {
+                        let result = try? await cli("add", "--store", cli.store, "--title", "note \(index)")
+                        if result?.status != 0 { failures.append(result?.stderr ?? "did not run") }
+                    }
+                    return failures
                 }
             }
+            return await lanes.reduce(into: []) { $0 += $1 }
         }
-        lanes.wait()
-        #expect(failures.withLock { $0 }.isEmpty, "\(failures.withLock { $0.prefix(3) })")
-        #expect(try cli.notes().count == adds)
+        #expect(failures.isEmpty, "\(failures.prefix(3))")
+        #expect(try await cli.notes().count == adds)
         let objects = cli.store + "/objects"
         let files = (FileManager.default.enumerator(atPath: objects)?.allObjects as? [String] ?? []).filter {
             (try? FileManager.default.attributesOfItem(atPath: objects + "/" + $0))?[.type] as? FileAttributeType == .typeRegular
         }
         #expect(files.count < 200, "\(files.count) files in objects/")
-        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", cli.store, "fsck", "--strict").status == 0)
     }
 }

@@ -23,12 +23,12 @@ struct ForkNotesReadOnlyTests {
     @Test(.enabled(if: ReadOnlyUser.isAvailable), arguments: [false, true])
     func aReadOnlyStoreIsListedCountedAndLogged(listedBefore: Bool) async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
-        try cli.ok("add", "--store", cli.store, "--title", "Groceries", "--tag", "home")
-        try cli.ok("add", "--store", cli.store, "--title", "Taxes", "--tag", "work")
+        try await cli.ok("init", "--store", cli.store)
+        try await cli.ok("add", "--store", cli.store, "--title", "Groceries", "--tag", "home")
+        try await cli.ok("add", "--store", cli.store, "--title", "Taxes", "--tag", "work")
         if listedBefore {
-            try cli.ok("list", "--store", cli.store)
-            try cli.ok("add", "--store", cli.store, "--title", "Later", "--tag", "work")
+            try await cli.ok("list", "--store", cli.store)
+            try await cli.ok("add", "--store", cli.store, "--title", "Later", "--tag", "work")
         } else {
             for file in ["forkstore.flock", "forkstore-packing.flock", "forkstore-replica"] {
                 try FileManager.default.removeItem(atPath: cli.store + "/" + file)
@@ -58,23 +58,23 @@ struct ForkNotesReadOnlyTests {
         let fork = try await asReader("fork", "create", "--store", cli.store, "phone")
         #expect(fork.status == 1 && fork.stderr.contains("is read-only for this user"), "\(fork.stderr)")
         let remote = cli.folder.child("remote.git")
-        try git("init", "--quiet", "--bare", remote)
+        try await git("init", "--quiet", "--bare", remote)
         let sync = try await asReader("sync", "--store", cli.store, "--remote", remote)
         #expect(sync.status == 1 && sync.stderr.contains("is read-only for this user"), "\(sync.stderr)")
         #expect(files(under: cli.store) == before)
-        #expect(try git("--git-dir", cli.store, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", cli.store, "fsck", "--strict").status == 0)
     }
 
     /// A listing that fails because `main` names a commit that is not there: no index file.
-    @Test func aListThatFailsOnAMissingCommitLeavesNoFile() throws {
+    @Test func aListThatFailsOnAMissingCommitLeavesNoFile() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
-        try cli.ok("add", "--store", cli.store, "--title", "One", "--tag", "home")
+        try await cli.ok("init", "--store", cli.store)
+        try await cli.ok("add", "--store", cli.store, "--title", "One", "--tag", "home")
         try String(repeating: "1234567890", count: 4).appending("\n")
             .write(toFile: cli.store + "/refs/heads/main", atomically: true, encoding: .utf8)
         let before = files(under: cli.store)
         for command in [["list"], ["list", "--tag", "home"], ["count", "--tag", "home"]] {
-            let result = try run(productsFolder() + "/forknotes", command + ["--store", cli.store])
+            let result = try await run(productsFolder() + "/forknotes", command + ["--store", cli.store])
             #expect(result.status == 1)
             #expect(result.stderr.contains("missing"), "\(result.stderr)")
         }
@@ -83,23 +83,23 @@ struct ForkNotesReadOnlyTests {
 
     /// A listing that fails while building the index (a tree of `main` is missing): the
     /// half-built file is not left behind, and the next listing after a repair builds it.
-    @Test func aListThatFailsWhileIndexingLeavesNoFile() throws {
+    @Test func aListThatFailsWhileIndexingLeavesNoFile() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
-        for index in 0..<5 { try cli.ok("add", "--store", cli.store, "--title", "Note \(index)", "--tag", "home") }
-        let trees = try git("--git-dir", cli.store, "ls-tree", "-r", "-t", "main", "records").stdout
+        try await cli.ok("init", "--store", cli.store)
+        for index in 0..<5 { try await cli.ok("add", "--store", cli.store, "--title", "Note \(index)", "--tag", "home") }
+        let trees = try await git("--git-dir", cli.store, "ls-tree", "-r", "-t", "main", "records").stdout
             .split(separator: "\n").filter { $0.contains(" tree ") }
         let leaf = try #require(trees.last?.split(separator: " ")[2].prefix(40))
         let object = cli.store + "/objects/" + leaf.prefix(2) + "/" + leaf.dropFirst(2)
         let saved = try Data(contentsOf: URL(fileURLWithPath: object))
         try FileManager.default.removeItem(atPath: object)
         let before = files(under: cli.store)
-        let list = try run(productsFolder() + "/forknotes", ["list", "--store", cli.store])
+        let list = try await run(productsFolder() + "/forknotes", ["list", "--store", cli.store])
         #expect(list.status == 1)
         #expect(files(under: cli.store) == before)
 
         try saved.write(to: URL(fileURLWithPath: object))
-        #expect(try cli.notes().count == 5)
+        #expect(try await cli.notes().count == 5)
         #expect(FileManager.default.fileExists(atPath: cli.store + "/forkstore-index.sqlite"))
     }
 }

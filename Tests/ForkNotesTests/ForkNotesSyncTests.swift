@@ -4,62 +4,62 @@ import Testing
 
 @Suite("forknotes sync and status")
 struct ForkNotesSyncTests {
-    @Test func twoStoresSyncThroughARemote() throws {
+    @Test func twoStoresSyncThroughARemote() async throws {
         let cli = ForkNotes()
         let remote = cli.folder.child("remote.git")
-        try git("init", "--bare", "-q", "-b", "main", remote)
+        try await git("init", "--bare", "-q", "-b", "main", remote)
         let a = cli.folder.child("a"), b = cli.folder.child("b")
-        try cli.ok("init", "--store", a, "--remote", remote)
-        try cli.ok("init", "--store", b, "--remote", remote)
-        try cli.ok("add", "--store", a, "--title", "from a")
-        try cli.ok("add", "--store", b, "--title", "from b")
-        #expect(try cli.ok("sync", "--store", a).contains("Synced with"))
-        try cli.ok("sync", "--store", b)
-        try cli.ok("sync", "--store", a)
-        let titles = try cli.ok("list", "--store", a)
+        try await cli.ok("init", "--store", a, "--remote", remote)
+        try await cli.ok("init", "--store", b, "--remote", remote)
+        try await cli.ok("add", "--store", a, "--title", "from a")
+        try await cli.ok("add", "--store", b, "--title", "from b")
+        #expect(try await cli.ok("sync", "--store", a).contains("Synced with"))
+        try await cli.ok("sync", "--store", b)
+        try await cli.ok("sync", "--store", a)
+        let titles = try await cli.ok("list", "--store", a)
         #expect(titles.contains("from a") && titles.contains("from b"))
-        let status = try cli.ok("status", "--store", b, "--json")
+        let status = try await cli.ok("status", "--store", b, "--json")
         let json = try JSONSerialization.jsonObject(with: Data(status.utf8)) as? [String: Any]
         #expect(json?["state"] as? String == "idle")
         #expect(json?["ahead"] as? Int == 0 && json?["behind"] as? Int == 0)
     }
 
-    @Test func anUnreachableRemoteExitsWithTheOfflineCode() throws {
+    @Test func anUnreachableRemoteExitsWithTheOfflineCode() async throws {
         let cli = ForkNotes()
-        try cli.ok("init", "--store", cli.store)
-        try cli.ok("add", "--store", cli.store, "--title", "kept")
-        let result = try cli("sync", "--store", cli.store, "--remote", cli.folder.child("missing.git"))
+        try await cli.ok("init", "--store", cli.store)
+        try await cli.ok("add", "--store", cli.store, "--title", "kept")
+        let result = try await cli("sync", "--store", cli.store, "--remote", cli.folder.child("missing.git"))
         #expect(result.status == 3)
         #expect(result.stderr.contains("unreachable"))
-        #expect(try cli.ok("status", "--store", cli.store).contains("last error"))
-        #expect(try cli.ok("list", "--store", cli.store).contains("kept"))
-        let closed = try cli("sync", "--store", cli.store, "--remote", "git://127.0.0.1:9/notes.git")
+        #expect(try await cli.ok("status", "--store", cli.store).contains("last error"))
+        #expect(try await cli.ok("list", "--store", cli.store).contains("kept"))
+        let closed = try await cli("sync", "--store", cli.store, "--remote", "git://127.0.0.1:9/notes.git")
         #expect(closed.status == 3)
     }
 
-    @Test func aNewerModelVersionOnTheRemoteHaltsWithItsOwnCode() throws {
+    @Test func aNewerModelVersionOnTheRemoteHaltsWithItsOwnCode() async throws {
         let cli = ForkNotes()
         let remote = cli.folder.child("remote.git")
-        try git("init", "--bare", "-q", "-b", "main", remote)
-        try cli.ok("init", "--store", cli.store, "--remote", remote)
-        try cli.ok("sync", "--store", cli.store)
-        let parent = try git("--git-dir", remote, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let tree = try git("--git-dir", remote, "rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let future = try git(
+        try await git("init", "--bare", "-q", "-b", "main", remote)
+        try await cli.ok("init", "--store", cli.store, "--remote", remote)
+        try await cli.ok("sync", "--store", cli.store)
+        let parent = try await git("--git-dir", remote, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let tree = try await git("--git-dir", remote, "rev-parse", "main^{tree}").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let future = try await git(
             "--git-dir", remote, "commit-tree", tree, "-p", parent, "-m", "Future\n\nModel-Version: 999\nFormat-Version: 1\n"
         ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try git("--git-dir", remote, "update-ref", "refs/heads/main", future)
-        try cli.ok("add", "--store", cli.store, "--title", "local")
-        let result = try cli("sync", "--store", cli.store)
+        try await git("--git-dir", remote, "update-ref", "refs/heads/main", future)
+        try await cli.ok("add", "--store", cli.store, "--title", "local")
+        let result = try await cli("sync", "--store", cli.store)
         #expect(result.status == 4)
         #expect(result.stderr.contains("999") && result.stderr.contains("model version 3"))
-        #expect(try git("--git-dir", remote, "rev-parse", "main").stdout.contains(future))
-        #expect(try cli.ok("list", "--store", cli.store).contains("local"))
+        #expect(try await git("--git-dir", remote, "rev-parse", "main").stdout.contains(future))
+        #expect(try await cli.ok("list", "--store", cli.store).contains("local"))
     }
 
-    @Test func aRemoteWithAPasswordInItIsRefused() throws {
+    @Test func aRemoteWithAPasswordInItIsRefused() async throws {
         let cli = ForkNotes()
-        let result = try cli("init", "--store", cli.store, "--remote", "https://me:hunter2@example.com/n.git")
+        let result = try await cli("init", "--store", cli.store, "--remote", "https://me:hunter2@example.com/n.git")
         #expect(result.status != 0)
         #expect(!result.stderr.contains("hunter2") && !result.stdout.contains("hunter2"))
     }

@@ -7,15 +7,15 @@ import Testing
 @Suite("A remote that sends damaged data")
 struct CorruptRemoteTests {
     @Test func aCorruptObjectOnTheRemoteIsAnErrorAndTheStoreStaysAsItWas() async throws {
-        let lab = try SyncLab()
-        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let lab = try await SyncLab()
+        let daemon = try await GitDaemon(basePath: lab.folder.path)
         let (writer, writerSync) = try lab.replica("writer", url: daemon.url("remote.git"))
         try writer.add("shared")
         try await writerSync.sync()
         try writer.add("damaged-soon")
         try await writerSync.sync()
         // Damage the newest blob on the remote: same name, garbage content.
-        let blob = try git("--git-dir", lab.remotePath, "rev-parse", "main:value.json").stdout
+        let blob = try await git("--git-dir", lab.remotePath, "rev-parse", "main:value.json").stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let objectPath = lab.remotePath + "/objects/" + blob.prefix(2) + "/" + blob.dropFirst(2)
         try FileManager.default.removeItem(atPath: objectPath)
@@ -29,7 +29,7 @@ struct CorruptRemoteTests {
         #expect(readerSync.status.state == .failed)
         #expect(try reader.head() == mainBefore)
         #expect(try reader.items() == ["local"])
-        let fsck = try git("--git-dir", reader.path, "fsck")
+        let fsck = try await git("--git-dir", reader.path, "fsck")
         #expect(fsck.status == 0, "\(fsck.stdout)\(fsck.stderr)")
     }
 }

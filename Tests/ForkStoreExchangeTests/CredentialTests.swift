@@ -20,7 +20,7 @@ struct CredentialTests {
         let origin = try TinyHTTPServer { _ in
             TinyHTTPServer.response("302 Found", headers: ["Location: \(elsewhere.url)/repo.git/info/refs?service=git-upload-pack"])
         }
-        let lab = try SyncLab(createRemote: false)
+        let lab = try await SyncLab(createRemote: false)
         let (_, exchange) = try lab.replica("one", remote: try Remote(
             "\(origin.url)/repo.git", credentials: .userPassword(username: Self.username, password: Self.password)))
         do {
@@ -46,7 +46,7 @@ struct CredentialTests {
             return TinyHTTPServer.response(
                 "200 OK", headers: ["Content-Type: application/x-git-upload-pack-advertisement"], body: body)
         }
-        let lab = try SyncLab(createRemote: false)
+        let lab = try await SyncLab(createRemote: false)
         let (_, exchange) = try lab.replica("one", remote: try Remote(
             "\(server.url)/repo.git", credentials: .userPassword(username: Self.username, password: Self.password)))
         do {

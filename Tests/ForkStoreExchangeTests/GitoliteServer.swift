@@ -14,15 +14,15 @@ final class GitoliteServer: Sendable {
     let user: String
     let folder: String
 
-    init(folder: String) throws {
+    init(folder: String) async throws {
         self.folder = folder
         let home = folder + "/home"
         try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
         for key in ["host", "admin", "alice", "bob"] {
-            try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", key, "-f", folder + "/" + key])
+            try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", key, "-f", folder + "/" + key])
         }
         let environment = ["HOME": home]
-        let setup = try run("/usr/bin/gitolite", ["setup", "-pk", folder + "/admin.pub"], environment: environment)
+        let setup = try await run("/usr/bin/gitolite", ["setup", "-pk", folder + "/admin.pub"], environment: environment)
         guard setup.status == 0 else { throw ServerDidNotStart(log: setup.stderr) }
         for user in ["alice", "bob"] {
             try FileManager.default.copyItem(atPath: folder + "/\(user).pub", toPath: home + "/.gitolite/keydir/\(user).pub")
@@ -30,12 +30,12 @@ final class GitoliteServer: Sendable {
         let rules = "\nrepo notes\n    RW+ = alice\n    R   = bob\n"
         let conf = home + "/.gitolite/conf/gitolite.conf"
         try (try String(contentsOfFile: conf, encoding: .utf8) + rules).write(toFile: conf, atomically: true, encoding: .utf8)
-        let compiled = try run("/usr/bin/gitolite", ["setup"], environment: environment)
+        let compiled = try await run("/usr/bin/gitolite", ["setup"], environment: environment)
         guard compiled.status == 0 else { throw ServerDidNotStart(log: compiled.stderr) }
-        hostKeyFingerprint = try SSHServer.fingerprint(ofPublicKey: folder + "/host.pub")
+        hostKeyFingerprint = try await SSHServer.fingerprint(ofPublicKey: folder + "/host.pub")
         user = SSHServer.currentUser
-        (port, process) = try onFreePorts { ports in
-            (ports[0], try SSHServer.startSSHD(
+        (port, process) = try await onFreePorts { ports in
+            (ports[0], try await SSHServer.startSSHD(
                 folder: folder, hostKey: folder + "/host", authorizedKeys: home + "/.ssh/authorized_keys", port: ports[0],
                 extraConfig: "SetEnv HOME=\(home)"))
         }

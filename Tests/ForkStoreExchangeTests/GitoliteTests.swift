@@ -9,7 +9,7 @@ import Testing
 struct GitoliteTests {
     @Test func aReadOnlyUserPullsButItsPushIsRefusedOnce() async throws {
         let folder = TemporaryFolder("forkstore-gitolite")
-        let server = try GitoliteServer(folder: folder.child("server"))
+        let server = try await GitoliteServer(folder: folder.child("server"))
         defer { server.process.stop() }
         let alice = try RecordStore<Task2>.create(at: folder.child("alice"))
         let aliceSync = Exchange(store: alice, remote: try server.remote(as: "alice"))

@@ -11,13 +11,13 @@ import Testing
 struct IncomingLimitTests {
     @Test(arguments: [false, true])
     func theLimitsAreTheExchangesOptions(overGitDaemon: Bool) async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         var roomy = StoreOptions()
         roomy.maximumRecordSize = 2_000_000
         let (peer, peerSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("peer", options: roomy)
         try await peer.save(Task2(id: "big", title: String(repeating: "x", count: 300_000)))
         try await peerSync.sync()
-        let daemon = overGitDaemon ? try GitDaemon(basePath: lab.folder.path) : nil
+        let daemon = overGitDaemon ? try await GitDaemon(basePath: lab.folder.path) : nil
         let url = daemon?.url("remote.git") ?? lab.remotePath
         let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"), options: roomy)
 
@@ -35,7 +35,7 @@ struct IncomingLimitTests {
         // The defaults take the store's record limit (2 MB here): the record comes in.
         try await Exchange(records: store, remote: try Remote(url)).sync()
         #expect(try await store.record("big")?.title.count == 300_000)
-        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", store.path, "fsck", "--strict").status == 0)
     }
 }
 
@@ -45,12 +45,12 @@ extension IncomingLimitTests {
     /// (from a path remote), whatever their sizes: each object costs memory to take in.
     @Test(arguments: [false, true])
     func aFetchOfMoreObjectsThanTheCountIsRefused(overGitDaemon: Bool) async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (peer, peerSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("peer")
         try await peer.save((0..<40).map { Task2(id: "task-\($0)", title: "task \($0)") })
         try await peerSync.sync()
-        let objects = try git("--git-dir", lab.remotePath, "rev-list", "--objects", "--all").stdout.split(separator: "\n").count
-        let daemon = overGitDaemon ? try GitDaemon(basePath: lab.folder.path) : nil
+        let objects = try await git("--git-dir", lab.remotePath, "rev-list", "--objects", "--all").stdout.split(separator: "\n").count
+        let daemon = overGitDaemon ? try await GitDaemon(basePath: lab.folder.path) : nil
         let url = daemon?.url("remote.git") ?? lab.remotePath
         let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"))
 
@@ -63,7 +63,7 @@ extension IncomingLimitTests {
 
         try await Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects)).sync()
         #expect(try await store.count() == 40)
-        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", store.path, "fsck", "--strict").status == 0)
     }
 }
 

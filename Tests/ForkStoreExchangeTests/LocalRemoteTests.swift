@@ -7,14 +7,14 @@ import Testing
 @Suite("Exchange with a bare repository by path")
 struct LocalRemoteTests {
     @Test func theFirstPushInitialisesAnEmptyRemoteAndReplicasConverge() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (one, oneSync) = try lab.replica("one")
         let (two, twoSync) = try lab.replica("two")
         try one.add("from-one")
         let first = try await oneSync.sync()
         #expect(first.pushedCommits == 2 && first.fetchedCommits == 0)
-        #expect(try lab.remoteItems() == ["from-one"])
-        let fsck = try git("--git-dir", lab.remotePath, "fsck", "--strict")
+        #expect(try await lab.remoteItems() == ["from-one"])
+        let fsck = try await git("--git-dir", lab.remotePath, "fsck", "--strict")
         #expect(fsck.status == 0)
 
         try two.add("from-two")
@@ -23,7 +23,7 @@ struct LocalRemoteTests {
         #expect(try two.items() == ["from-one", "from-two"])
         try await oneSync.sync()
         #expect(try one.items() == ["from-one", "from-two"])
-        #expect(try lab.remoteItems() == ["from-one", "from-two"])
+        #expect(try await lab.remoteItems() == ["from-one", "from-two"])
         #expect(oneSync.status.state == .idle && oneSync.status.ahead == 0 && oneSync.status.behind == 0)
         #expect(oneSync.status.lastSuccess != nil)
         // Nothing new: a sync moves nothing.
@@ -35,7 +35,7 @@ struct LocalRemoteTests {
     /// threw) leaves `main` without `cloud`'s commits: the next sync merges them before it
     /// pushes, rather than pushing first and being refused for ever.
     @Test func aMergeOfCloudThatDidNotFinishIsFinishedByTheNextSync() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (one, oneSync) = try lab.replica("one")
         let (two, twoSync) = try lab.replica("two")
         try one.add("from-one")
@@ -44,19 +44,19 @@ struct LocalRemoteTests {
         try two.add("from-two")
         try await twoSync.sync()
         // What the stopped sync left: `cloud` at the remote's head, not merged into `main`.
-        #expect(try git("--git-dir", one.path, "fetch", "-q", lab.remotePath, "+main:refs/heads/cloud").status == 0)
+        #expect(try await git("--git-dir", one.path, "fetch", "-q", lab.remotePath, "+main:refs/heads/cloud").status == 0)
         try one.add("local-after")
         #expect(try one.divergence(of: .main, from: .cloud).behind == 1)
 
         let report = try await oneSync.sync()
         #expect(report.pushedCommits >= 1)
         #expect(try one.items() == ["from-one", "from-two", "local-after"])
-        #expect(try lab.remoteItems() == ["from-one", "from-two", "local-after"])
+        #expect(try await lab.remoteItems() == ["from-one", "from-two", "local-after"])
         #expect(oneSync.status.ahead == 0 && oneSync.status.behind == 0)
     }
 
     @Test func conflictingEditsOnFiveReplicasConverge() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let replicas = try (0..<5).map { try lab.replica("r\($0)") }
         var expected = Set<String>()
         for round in 0..<3 {
@@ -68,11 +68,11 @@ struct LocalRemoteTests {
         }
         for (_, exchange) in replicas { try await exchange.sync() }
         for (store, _) in replicas { #expect(try store.items() == expected) }
-        #expect(try lab.remoteItems() == expected)
+        #expect(try await lab.remoteItems() == expected)
     }
 
     @Test func twoReplicasPushingAtTheSameMomentBothLand() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (one, oneSync) = try lab.replica("one")
         let (two, twoSync) = try lab.replica("two")
         for round in 0..<5 {
@@ -87,11 +87,11 @@ struct LocalRemoteTests {
         let expected = Set((0..<5).flatMap { ["one-\($0)", "two-\($0)"] })
         #expect(try one.items() == expected)
         #expect(try two.items() == expected)
-        #expect(try lab.remoteItems() == expected)
+        #expect(try await lab.remoteItems() == expected)
     }
 
     @Test func aMissingRemoteIsOfflineAndNothingIsLost() async throws {
-        let lab = try SyncLab(createRemote: false)
+        let lab = try await SyncLab(createRemote: false)
         let (store, exchange) = try lab.replica("one")
         try store.add("while-offline")
         await expectSync(exchange, failsWith: "offline")
@@ -99,15 +99,15 @@ struct LocalRemoteTests {
         #expect(exchange.status.lastError != nil)
         try store.add("still-writing")
         // The remote appears: the next sync pushes everything committed meanwhile.
-        try git("init", "--bare", "-q", "-b", "main", lab.folder.child("staging.git"))
+        try await git("init", "--bare", "-q", "-b", "main", lab.folder.child("staging.git"))
         try FileManager.default.moveItem(atPath: lab.folder.child("staging.git"), toPath: lab.remotePath)
         try await exchange.sync()
         #expect(exchange.status.state == .idle)
-        #expect(try lab.remoteItems() == ["while-offline", "still-writing"])
+        #expect(try await lab.remoteItems() == ["while-offline", "still-writing"])
     }
 
     @Test func aRemoteThatIsNotARepositoryIsAClearErrorAndChangesNothing() async throws {
-        let lab = try SyncLab(createRemote: false)
+        let lab = try await SyncLab(createRemote: false)
         try FileManager.default.createDirectory(atPath: lab.remotePath, withIntermediateDirectories: true)
         let (store, exchange) = try lab.replica("one")
         try store.add("kept")
@@ -119,29 +119,29 @@ struct LocalRemoteTests {
     }
 
     @Test func aNewerModelVersionOnTheRemoteHaltsUntilTheAppIsUpdated() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (store, exchange) = try lab.replica("one")
         try store.add("shared")
         try await exchange.sync()
         // A newer app writes to the remote (canonical JSON, as every writer must): craft its
         // commit with the git CLI.
-        let parent = try git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let blob = try git("--git-dir", lab.remotePath, "hash-object", "-w", "--stdin", input: "{\n  \"items\": [\n    \"future\",\n    \"shared\"\n  ]\n}\n")
+        let parent = try await git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = try await git("--git-dir", lab.remotePath, "hash-object", "-w", "--stdin", input: "{\n  \"items\": [\n    \"future\",\n    \"shared\"\n  ]\n}\n")
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let tree = try git("--git-dir", lab.remotePath, "mktree", input: "100644 blob \(blob)\tvalue.json\n")
+        let tree = try await git("--git-dir", lab.remotePath, "mktree", input: "100644 blob \(blob)\tvalue.json\n")
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        let future = try git(
+        let future = try await git(
             "--git-dir", lab.remotePath, "commit-tree", tree, "-p", parent, "-m",
             "From the future\n\nModel-Version: 999\nFormat-Version: 1\nLamport: 100\n"
         ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-        try git("--git-dir", lab.remotePath, "update-ref", "refs/heads/main", future)
+        try await git("--git-dir", lab.remotePath, "update-ref", "refs/heads/main", future)
 
         try store.add("local-work")
         let halted = ExchangeError.halted(found: 999, known: 1, commit: try #require(CommitID(future)))
         await #expect(throws: halted) { try await exchange.sync() }
         #expect(exchange.status.state == .halted(found: 999, known: 1))
         // Nothing pushed, nothing merged; local reads and writes go on.
-        #expect(try git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == future)
+        #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == future)
         #expect(try store.items() == ["shared", "local-work"])
         try store.add("more-local-work")
         await #expect(throws: halted) { try await exchange.sync() }
@@ -155,7 +155,7 @@ struct LocalRemoteTests {
     }
 
     @Test func validationCanRefuseAPushAndHooksAreCalled() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let finished = Counter()
         let errors = Counter()
         let options = ExchangeOptions(
@@ -169,12 +169,12 @@ struct LocalRemoteTests {
         try await exchange.sync()
         try store.add("secret")
         await #expect(throws: ExchangeError.validationFailed(reason: "Refusal()")) { try await exchange.sync() }
-        #expect(try lab.remoteItems() == ["fine"])
+        #expect(try await lab.remoteItems() == ["fine"])
         #expect(finished.value == 1 && errors.value == 1)
     }
 
     @Test func eventsReportStatesProgressAndResults() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (store, exchange) = try lab.replica("one")
         let events = exchange.events()
         try store.add("a")

@@ -37,21 +37,21 @@ struct ParticipantsFileSpellingTests {
     /// A writer rewrites the file in place of the owner's, in each spelling; every one is
     /// refused with its rule, and the owner's replica keeps the list it had.
     @Test func everyOtherSpellingOfTheListIsRefused() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         let list = [alice.participant(.owner, "alice"), carol.participant(.write, "carol")]
         try owner.setParticipants(list)
         try await owner.save(Task2(id: "a", title: "shared"))
         try await ownerSync.sync()
-        let head = try lab.remoteGit("rev-parse", "main")
+        let head = try await lab.remoteGit("rev-parse", "main")
 
         for (json, words) in Self.spellings(alice: alice, carol: carol) {
-            let blob = try lab.canonicalBlob(json)
+            let blob = try await lab.canonicalBlob(json)
             for signer in [carol, alice] {
-                let commit = try lab.craftSignedCommit(
+                let commit = try await lab.craftSignedCommit(
                     tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [head], key: signer)
-                try lab.remoteGit("update-ref", "refs/heads/main", commit)
+                try await lab.remoteGit("update-ref", "refs/heads/main", commit)
                 let rule = await expectSharingRefusal(ownerSync, saying: words)
                 #expect(rule != nil, "\(json) signed by \(signer.line) was taken")
             }
@@ -64,28 +64,28 @@ struct ParticipantsFileSpellingTests {
             #"{ "participants": [{"access":"owner","key":"\#(a)","name":"alice"},{"access":"write","key":"\#(c)","name":"carol"}] }"#,
             #"{"participants":[{"key":"\#(a)","access":"owner","name":"alice"},{"access":"write","key":"\#(c)","name":"carol"}]}"#,
         ] {
-            let blob = try lab.remoteGit(["hash-object", "-w", "--stdin"], input: raw)
-            let commit = try lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [head], key: carol)
-            try lab.remoteGit("update-ref", "refs/heads/main", commit)
+            let blob = try await lab.remoteGit(["hash-object", "-w", "--stdin"], input: raw)
+            let commit = try await lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [head], key: carol)
+            try await lab.remoteGit("update-ref", "refs/heads/main", commit)
             await expectSharingRefusal(ownerSync, saying: "JSON")
         }
-        try lab.remoteGit("update-ref", "refs/heads/main", head)
+        try await lab.remoteGit("update-ref", "refs/heads/main", head)
         try await ownerSync.sync()
-        try #require(try git("--git-dir", owner.path, "fsck", "--strict").status == 0)
+        try await #require(try git("--git-dir", owner.path, "fsck", "--strict").status == 0)
     }
 
     /// The refusal names the file and the rule, like other malformed files.
     @Test func theRefusalNamesTheFileAndTheRule() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice")])
         try await ownerSync.sync()
-        let head = try lab.remoteGit("rev-parse", "main")
+        let head = try await lab.remoteGit("rev-parse", "main")
         let commented = #"{"participants":[{"access":"owner","key":"\#(alice.line)","name":"alice"}]}"#
-        let blob = try lab.canonicalBlob(commented)
-        let commit = try lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [head], key: alice)
-        try lab.remoteGit("update-ref", "refs/heads/main", commit)
+        let blob = try await lab.canonicalBlob(commented)
+        let commit = try await lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [head], key: alice)
+        try await lab.remoteGit("update-ref", "refs/heads/main", commit)
         do {
             try await ownerSync.sync()
             Issue.record("a key with a comment was taken")

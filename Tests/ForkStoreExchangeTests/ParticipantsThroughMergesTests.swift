@@ -10,9 +10,9 @@ import Testing
 /// two replicas at once end with the rule's list on both.
 @Suite("Participants through merges")
 struct ParticipantsThroughMergesTests {
-    private func expectClean(_ paths: String...) throws {
+    private func expectClean(_ paths: String...) async throws {
         for path in paths {
-            let fsck = try git("--git-dir", path, "fsck", "--strict")
+            let fsck = try await git("--git-dir", path, "fsck", "--strict")
             #expect(fsck.status == 0, "\(path): \(fsck.stderr)")
         }
     }
@@ -20,98 +20,98 @@ struct ParticipantsThroughMergesTests {
     /// A writer's signed merge whose second parent is the store's first commit (which holds no
     /// participants) cannot un-share the store; the same merge keeping the participants is taken.
     @Test func aMergeWithTheFirstCommitCannotUnshareTheStore() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
         try await owner.save(Task2(id: "a", title: "shared"))
         try await ownerSync.sync()
 
-        let head = try lab.remoteGit("rev-parse", "main")
-        let first = try lab.remoteGit("rev-list", "--max-parents=0", "main")
-        for tree in [try lab.tree("\(head)^{tree}", withParticipants: nil), try lab.remoteGit("rev-parse", "\(first)^{tree}")] {
-            try lab.remoteGit("update-ref", "refs/heads/main", try lab.craftSignedCommit(tree: tree, parents: [head, first], key: carol))
+        let head = try await lab.remoteGit("rev-parse", "main")
+        let first = try await lab.remoteGit("rev-list", "--max-parents=0", "main")
+        for tree in await [try lab.tree("\(head)^{tree}", withParticipants: nil), try lab.remoteGit("rev-parse", "\(first)^{tree}")] {
+            try await lab.remoteGit("update-ref", "refs/heads/main", try lab.craftSignedCommit(tree: tree, parents: [head, first], key: carol))
             await expectSharingRefusal(ownerSync, saying: "only an owner")
             #expect(try owner.participants().count == 2)
         }
         // A stranger's unsigned commit on top of the first commit stays refused too.
-        let stranger = try lab.remoteGit(["commit-tree", "\(first)^{tree}", "-p", first, "-m", "Stranger\n\nModel-Version: 1\nFormat-Version: 1\n"])
-        try lab.remoteGit("update-ref", "refs/heads/main", stranger)
+        let stranger = try await lab.remoteGit(["commit-tree", "\(first)^{tree}", "-p", first, "-m", "Stranger\n\nModel-Version: 1\nFormat-Version: 1\n"])
+        try await lab.remoteGit("update-ref", "refs/heads/main", stranger)
         await expectSharingRefusal(ownerSync, saying: "not signed")
 
         // The writer's merge that keeps the participants is an ordinary merge.
-        let kept = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first], key: carol)
-        try lab.remoteGit("update-ref", "refs/heads/main", kept)
+        let kept = try await lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first], key: carol)
+        try await lab.remoteGit("update-ref", "refs/heads/main", kept)
         try await ownerSync.sync()
         #expect(try owner.head().id.hex == kept)
         #expect(try owner.participants().count == 2)
-        try expectClean(owner.path, lab.remotePath)
+        try await expectClean(owner.path, lab.remotePath)
     }
 
     /// A first commit that names its own participants, or a merge of three histories that
     /// hold different participants, cannot change who shares the store.
     @Test func aFirstCommitOrAThreeWayJoinBringsNoParticipants() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
         try await owner.save(Task2(id: "a", title: "shared"))
         try await ownerSync.sync()
-        let head = try lab.remoteGit("rev-parse", "main")
-        let first = try lab.remoteGit("rev-list", "--max-parents=0", "main")
+        let head = try await lab.remoteGit("rev-parse", "main")
+        let first = try await lab.remoteGit("rev-list", "--max-parents=0", "main")
 
         let own = #"{"participants":[{"access":"owner","key":"\#(carol.key.publicKey)","name":"carol"}]}"#
-        let blob = try lab.remoteGit(["hash-object", "-w", "--stdin"], input: String(decoding: try CanonicalJSON.canonicalize(Array(own.utf8)), as: UTF8.self))
-        let root = try lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [], key: carol)
-        try lab.remoteGit("update-ref", "refs/heads/main", root)
+        let blob = try await lab.remoteGit(["hash-object", "-w", "--stdin"], input: String(decoding: try CanonicalJSON.canonicalize(Array(own.utf8)), as: UTF8.self))
+        let root = try await lab.craftSignedCommit(tree: try lab.tree("\(head)^{tree}", withParticipants: blob), parents: [], key: carol)
+        try await lab.remoteGit("update-ref", "refs/heads/main", root)
         await expectSharingRefusal(ownerSync, saying: "only an owner")
 
-        let joined = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first, "\(head)~1"], key: carol)
-        try lab.remoteGit("update-ref", "refs/heads/main", joined)
+        let joined = try await lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, first, "\(head)~1"], key: carol)
+        try await lab.remoteGit("update-ref", "refs/heads/main", joined)
         await expectSharingRefusal(ownerSync, saying: "more than two histories")
         #expect(try owner.participants().count == 2)
-        try expectClean(owner.path)
+        try await expectClean(owner.path)
     }
 
     /// A writer cannot bring back a removed participant by merging the commit before the
     /// removal; the removed participant's own commits on that old history stay refused.
     @Test func aWriterCannotReadmitARemovedParticipantThroughAMerge() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
-        let dave = try TestKey("dave", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
+        let dave = try await TestKey("dave", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol"), dave.participant(.write, "dave")])
         try await owner.save(Task2(id: "a", title: "shared"))
         let before = try owner.head().id.hex
         try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
         try await ownerSync.sync()
-        let removal = try lab.remoteGit("rev-parse", "main")
-        let oldList = try lab.remoteGit("rev-parse", "\(before):participants.json")
+        let removal = try await lab.remoteGit("rev-parse", "main")
+        let oldList = try await lab.remoteGit("rev-parse", "\(before):participants.json")
 
-        let readmitting = try lab.craftSignedCommit(
+        let readmitting = try await lab.craftSignedCommit(
             tree: try lab.tree("\(removal)^{tree}", withParticipants: oldList), parents: [removal, before], key: carol)
-        try lab.remoteGit("update-ref", "refs/heads/main", readmitting)
+        try await lab.remoteGit("update-ref", "refs/heads/main", readmitting)
         await expectSharingRefusal(ownerSync, saying: "only an owner")
         // Parents the other way round: the same.
-        let swapped = try lab.craftSignedCommit(
+        let swapped = try await lab.craftSignedCommit(
             tree: try lab.tree("\(removal)^{tree}", withParticipants: oldList), parents: [before, removal], key: carol)
-        try lab.remoteGit("update-ref", "refs/heads/main", swapped)
+        try await lab.remoteGit("update-ref", "refs/heads/main", swapped)
         await expectSharingRefusal(ownerSync, saying: "only an owner")
         // Dave's own commit on the history before his removal, pushed over the server's main.
-        let stale = try lab.craftSignedCommit(tree: "\(before)^{tree}", parents: [before], key: dave)
-        try lab.remoteGit("update-ref", "refs/heads/main", stale)
+        let stale = try await lab.craftSignedCommit(tree: "\(before)^{tree}", parents: [before], key: dave)
+        try await lab.remoteGit("update-ref", "refs/heads/main", stale)
         await expectSharingRefusal(ownerSync, saying: "not a participant")
         #expect(try owner.participants().map(\.name) == ["alice", "carol"])
-        try expectClean(owner.path)
+        try await expectClean(owner.path)
     }
 
     /// Bob removes alice, an owner, while she is offline. Her later commits (made on the
     /// history that holds her removal, once her replica has merged it) are refused everywhere,
     /// also by a replica that has not seen the removal yet.
     @Test func anOwnerRemovedWhileOfflineWritesNothingAfterTheRemoval() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), bob = try TestKey("bob", in: lab.folder)
-        let carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), bob = try await TestKey("bob", in: lab.folder)
+        let carol = try await TestKey("carol", in: lab.folder)
         let (a, aSync) = try lab.signedReplica("alice", key: alice)
         try a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.write, "carol")])
         try await a.save(Task2(id: "x", title: "shared"))
@@ -134,7 +134,7 @@ struct ParticipantsThroughMergesTests {
         #expect(try c.head() == carolBefore)
         await expectSharingRefusal(bSync, saying: "not a participant")
         #expect(try await b.record("late") == nil)
-        try expectClean(a.path, b.path, c.path, lab.remotePath)
+        try await expectClean(a.path, b.path, c.path, lab.remotePath)
     }
 
     /// Two owners change the participants on two replicas at once: both merges are taken and
@@ -142,8 +142,9 @@ struct ParticipantsThroughMergesTests {
     /// one participant, the entry granting less). A participant added on one side who writes
     /// at once is taken by a replica that has not merged the addition yet.
     @Test func concurrentOwnerChangesMergeByTheRule() async throws {
-        let lab = try SyncLab()
-        let keys = try ["alice", "bob", "carol", "dave", "erin"].map { try TestKey($0, in: lab.folder) }
+        let lab = try await SyncLab()
+        var keys: [TestKey] = []
+        for name in ["alice", "bob", "carol", "dave", "erin"] { keys.append(try await TestKey(name, in: lab.folder)) }
         let (alice, bob, carol, dave, erin) = (keys[0], keys[1], keys[2], keys[3], keys[4])
         let (a, aSync) = try lab.signedReplica("alice", key: alice)
         try a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob"), carol.participant(.write, "carol")])
@@ -182,7 +183,7 @@ struct ParticipantsThroughMergesTests {
         try await cSync.sync()
         #expect(try await c.record("d")?.title == "by dave")
         #expect(Set(try c.participants()) == expected)
-        try expectClean(a.path, b.path, c.path, d.path, lab.remotePath)
+        try await expectClean(a.path, b.path, c.path, d.path, lab.remotePath)
     }
 
     /// A writer added on the owner's other replica pushes 1,000 signed commits; the owner's
@@ -190,9 +191,9 @@ struct ParticipantsThroughMergesTests {
     /// changed meanwhile, takes them in two fetches (so every commit is checked against both
     /// lists). The check costs the same for each commit however long the history.
     @Test func aThousandSignedCommitsAreCheckedInBoundedTime() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
-        let readers = try [TestKey("erin", in: lab.folder), TestKey("frank", in: lab.folder)]
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
+        let readers = try await [TestKey("erin", in: lab.folder), TestKey("frank", in: lab.folder)]
         let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
         try laptop.setParticipants([alice.participant(.owner, "alice")])
         try await laptopSync.sync()
@@ -215,44 +216,44 @@ struct ParticipantsThroughMergesTests {
         }
         #expect(try await laptop.count() == 1000)
         #expect(try laptop.participants().map(\.name) == ["alice", "reader-0", "carol", "reader-1"])  // the first parent's order, then additions
-        try expectClean(laptop.path, lab.remotePath)
+        try await expectClean(laptop.path, lab.remotePath)
     }
 
     /// Another store's history, though signed by this store's owner, brings none of its
     /// participants: a shared store refuses a history that does not grow from `main`'s first
     /// commit, as a head of its own or merged into this store's history by a stranger.
     @Test func anotherStoresHistorySignedByTheOwnerIsRefused() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), mallory = try TestKey("mallory", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), mallory = try await TestKey("mallory", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice")])
         try await owner.save(Task2(id: "private", title: "alice only"))
         try await ownerSync.sync()
-        let head = try lab.remoteGit("rev-parse", "main")
+        let head = try await lab.remoteGit("rev-parse", "main")
 
         let other = try RecordStore<Task2>.create(at: lab.folder.child("other"), options: signing(alice.key))
         try other.setParticipants([alice.participant(.owner, "alice"), mallory.participant(.owner, "mallory")])
         try await other.save(Task2(id: "other", title: "from store 2"))
         let otherHead = try other.head().id.hex
-        try lab.remoteGit("fetch", "-q", other.path, "+refs/heads/main:refs/heads/graft")
+        try await lab.remoteGit("fetch", "-q", other.path, "+refs/heads/main:refs/heads/graft")
 
-        try lab.remoteGit("update-ref", "refs/heads/main", otherHead)
+        try await lab.remoteGit("update-ref", "refs/heads/main", otherHead)
         await expectSharingRefusal(ownerSync, saying: "history of its own")
         #expect(try owner.participants().map(\.name) == ["alice"])
-        let joined = try lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, otherHead], key: mallory)
-        try lab.remoteGit("update-ref", "refs/heads/main", joined)
+        let joined = try await lab.craftSignedCommit(tree: "\(head)^{tree}", parents: [head, otherHead], key: mallory)
+        try await lab.remoteGit("update-ref", "refs/heads/main", joined)
         await expectSharingRefusal(ownerSync, saying: "history of its own")
         #expect(try owner.participants().map(\.name) == ["alice"])
         #expect(try await owner.record("other") == nil)
-        try expectClean(owner.path)
+        try await expectClean(owner.path)
     }
 
     /// With several merge bases the rule holds against each: a removed writer's merge of two
     /// old commits whose best common ancestors with `main` are both of them (one before her
     /// addition, one after) does not bring her back, whichever base ranks first.
     @Test func aMergeOfTwoOldCommitsWithTwoBasesCannotReadmitARemovedWriter() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
         try laptop.setParticipants([alice.participant(.owner, "alice")])
         try await laptop.save(Task2(id: "x", title: "shared"))
@@ -271,24 +272,24 @@ struct ParticipantsThroughMergesTests {
         try laptop.setParticipants([alice.participant(.owner, "alice")])  // carol removed
         try await laptop.save(Task2(id: "y", title: "after removal"))
         try await laptopSync.sync()
-        let main = try lab.remoteGit("rev-parse", "main")
-        let phoneMerge = try lab.remoteGit("rev-parse", "\(main)~2")
-        #expect(Set(try lab.remoteGit("rev-list", "--parents", "-n1", phoneMerge).split(separator: " ").dropFirst().map(String.init)) == [offline, added])
+        let main = try await lab.remoteGit("rev-parse", "main")
+        let phoneMerge = try await lab.remoteGit("rev-parse", "\(main)~2")
+        #expect(Set(try await lab.remoteGit("rev-list", "--parents", "-n1", phoneMerge).split(separator: " ").dropFirst().map(String.init)) == [offline, added])
 
-        let crafted = try lab.craftSignedCommit(tree: "\(phoneMerge)^{tree}", parents: [added, offline], key: carol)
-        #expect(Set(try lab.remoteGit("merge-base", "--all", main, crafted).split(separator: "\n").map(String.init)) == [offline, added])
-        try lab.remoteGit("update-ref", "refs/heads/main", crafted)
+        let crafted = try await lab.craftSignedCommit(tree: "\(phoneMerge)^{tree}", parents: [added, offline], key: carol)
+        #expect(Set(try await lab.remoteGit("merge-base", "--all", main, crafted).split(separator: "\n").map(String.init)) == [offline, added])
+        try await lab.remoteGit("update-ref", "refs/heads/main", crafted)
         await expectSharingRefusal(laptopSync, saying: "not a participant")
         #expect(try laptop.participants().map(\.name) == ["alice"])
-        try expectClean(laptop.path)
+        try await expectClean(laptop.path)
     }
 
     /// An owner's removal on one side of a criss-cross stays removed when merged with the other
     /// side's merge, though the base that ranks first (the later write) never held the removed
     /// writer; a peer takes the merge as written.
     @Test func aRemovalStaysRemovedThroughACrissCross() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
         try laptop.setParticipants([alice.participant(.owner, "alice")])
         try await laptop.save(Task2(id: "x", title: "shared"))
@@ -311,6 +312,6 @@ struct ParticipantsThroughMergesTests {
         try await peerSync.sync()
         #expect(try peer.head() == laptop.head())
         #expect(try peer.participants().map(\.name) == ["alice"])
-        try expectClean(laptop.path, peer.path, lab.remotePath)
+        try await expectClean(laptop.path, peer.path, lab.remotePath)
     }
 }

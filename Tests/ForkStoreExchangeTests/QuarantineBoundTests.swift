@@ -15,11 +15,11 @@ struct QuarantineBoundTests {
 
     @Test func aThousandRefusedFetchesLeaveTheLastOneOnly() async throws {
         let rounds = 1_000
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (store, exchange): (RecordStore<Task2>, Exchange) = try lab.recordReplica("store")
         try await store.save(Task2(id: "good", title: "good"))
         try await exchange.sync()
-        let hostile = try Self.hostileCommits(rounds, on: try CraftedRemote(path: lab.remotePath).main(), in: lab)
+        let hostile = try await Self.hostileCommits(rounds, on: try CraftedRemote(path: lab.remotePath).main(), in: lab)
         let transfer = store.path + "/forkstore-transfer"
 
         let started = ContinuousClock.now
@@ -43,13 +43,13 @@ struct QuarantineBoundTests {
         // The pack and index of one refused fetch: a 10 KB record, its trees and commit.
         #expect(largest.fetched < 32 << 10)
         #expect(exchange.status.quarantine?.head.hex == hostile.last)
-        #expect(try git("--git-dir", transfer, "rev-parse", "refs/forkstore/quarantine").stdout.hasPrefix(try #require(hostile.last)))
-        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", transfer, "rev-parse", "refs/forkstore/quarantine").stdout.hasPrefix(try #require(hostile.last)))
+        #expect(try await git("--git-dir", store.path, "fsck", "--strict").status == 0)
     }
 
     /// `count` commits on top of `good` in the remote, each adding a different record that is
     /// not JSON (10 KB of letters that do not compress), written by one `git fast-import`.
-    private static func hostileCommits(_ count: Int, on good: String, in lab: SyncLab) throws -> [String] {
+    private static func hostileCommits(_ count: Int, on good: String, in lab: SyncLab) async throws -> [String] {
         var random = SplitMix(state: 24)
         var script = ""
         let path = RecordPath(id: "hostile")
@@ -64,7 +64,7 @@ struct QuarantineBoundTests {
         let (marks, input) = (lab.folder.child("marks"), lab.folder.child("import"))
         try script.write(toFile: input, atomically: true, encoding: .utf8)
         // From a file: the test helpers' pipe holds 64 KB of input, the script 10 MB.
-        let imported = try run("/bin/sh", ["-c", #"git --git-dir "$0" fast-import --quiet --export-marks="$1" < "$2""#, lab.remotePath, marks, input])
+        let imported = try await run("/bin/sh", ["-c", #"git --git-dir "$0" fast-import --quiet --export-marks="$1" < "$2""#, lab.remotePath, marks, input])
         guard imported.status == 0 else { throw ImportFailure(message: imported.stderr) }
         var commits: [Int: String] = [:]
         for line in try String(contentsOfFile: marks, encoding: .utf8).split(separator: "\n") {

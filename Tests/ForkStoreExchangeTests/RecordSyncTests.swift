@@ -13,7 +13,7 @@ struct Task2: Resource, Identifiable, Equatable {
 @Suite("Exchange with record collections")
 struct RecordSyncTests {
     @Test func recordCollectionsSyncRecordByRecord() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (one, oneSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("one")
         let (two, twoSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("two")
         try await one.save([Task2(id: "a", title: "from one"), Task2(id: "shared", title: "base")])
@@ -30,7 +30,7 @@ struct RecordSyncTests {
             #expect(try await store.record("b") != nil)
             #expect(try await store.record("a") == nil)
         }
-        let fsck = try git("--git-dir", lab.remotePath, "fsck", "--strict")
+        let fsck = try await git("--git-dir", lab.remotePath, "fsck", "--strict")
         #expect(fsck.status == 0)
     }
 
@@ -38,7 +38,7 @@ struct RecordSyncTests {
     /// remote holding only what the commit changed (the commit, the trees on the record's path
     /// and its blob), not a walk of the whole collection, and git finds the remote sound.
     @Test func aOneRecordPushToAPathRemoteShipsOnlyWhatChanged() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (one, oneSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("one")
         let (two, twoSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("two")
         try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
@@ -51,7 +51,7 @@ struct RecordSyncTests {
         #expect(report.pushedCommits == 1)
         let added = try packIndexes(in: lab.remotePath).filter { !packsBefore.contains($0) }
         try #require(added.count == 1)
-        let listing = try git("verify-pack", "-v", added[0])
+        let listing = try await git("verify-pack", "-v", added[0])
         let kinds = ["commit", "tree", "blob"]
         let objects = listing.stdout.split(separator: "\n").filter { line in
             let fields = line.split(separator: " ")
@@ -59,7 +59,7 @@ struct RecordSyncTests {
         }.count
         // commit, root tree, records tree, two shard levels, one blob
         #expect(objects > 0 && objects <= 6, "the pack holds \(objects) objects")
-        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
 
         try await twoSync.sync()
         #expect(try await two.record("task-7")?.title == "edited")
@@ -71,19 +71,19 @@ struct RecordSyncTests {
     /// the commit changed. The first push of the collection streams one pack of everything.
     @Test(arguments: ["git", "http"])
     func aOneRecordPushOverTheNetworkIsOneRequestShippingOnlyWhatChanged(transport: String) async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         // The server keeps each pack as it arrives, so the test can read what was sent.
         for (key, value) in [("receive.unpackLimit", "1"), ("http.receivepack", "true")] {
-            #expect(try git("--git-dir", lab.remotePath, "config", key, value).status == 0)
+            #expect(try await git("--git-dir", lab.remotePath, "config", key, value).status == 0)
         }
-        let daemon = transport == "git" ? try GitDaemon(basePath: lab.folder.path) : nil
-        let http = transport == "http" ? try SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http")) : nil
+        let daemon = transport == "git" ? try await GitDaemon(basePath: lab.folder.path) : nil
+        let http = transport == "http" ? try await SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http")) : nil
         let url = try #require(daemon?.url("remote.git") ?? http?.url("remote.git"))
         let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
         let oneSync = Exchange(records: one, remote: try Remote(url))
         try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
         #expect(try await oneSync.sync().pushedCommits == 2)
-        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
 
         let packsBefore = Set(try packIndexes(in: lab.remotePath))
         let fetchesBefore = daemon?.requests(for: "upload-pack"), pushesBefore = daemon?.requests(for: "receive-pack")
@@ -95,14 +95,14 @@ struct RecordSyncTests {
         }
         let added = try packIndexes(in: lab.remotePath).filter { !packsBefore.contains($0) }
         try #require(added.count == 1)
-        let listing = try git("verify-pack", "-v", added[0])
+        let listing = try await git("verify-pack", "-v", added[0])
         let objects = listing.stdout.split(separator: "\n").filter { line in
             let fields = line.split(separator: " ")
             return fields.count > 1 && ["commit", "tree", "blob"].contains(String(fields[1]))
         }.count
         #expect(objects > 0 && objects <= 6, "the pack holds \(objects) objects")
-        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
-        #expect(try git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.hasPrefix(try one.head().id.hex))
+        #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.hasPrefix(try one.head().id.hex))
     }
 
     private func packIndexes(in repository: String) throws -> [String] {
@@ -115,7 +115,7 @@ struct RecordSyncTests {
     /// record with one `value.json`. Its store is now the collection itself, and no public way
     /// opens a value store over a record collection.
     @Test func theExchangeOffersNoWayToWriteAValueIntoARecordCollection() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let records = try RecordStore<Task2>.create(at: lab.folder.child("records"))
         try await records.save([Task2(id: "a", title: "one"), Task2(id: "b", title: "two")])
         for exchange in [Exchange(records: records, remote: try Remote(lab.remotePath)),
@@ -131,12 +131,12 @@ struct RecordSyncTests {
             return reason.contains("record collection")
         }
         #expect(try await records.count() == 2)
-        let tree = try git("--git-dir", records.path, "ls-tree", "--name-only", "main")
+        let tree = try await git("--git-dir", records.path, "ls-tree", "--name-only", "main")
         #expect(tree.stdout == "records\n")
     }
 
     @Test func aNewReplicaTakesTheRemotesHistoryAsItIs() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
         try await one.save(Task2(id: "a", title: "first"))
         try await Exchange(store: one, remote: try Remote(lab.remotePath)).sync()

@@ -10,8 +10,8 @@ import Testing
 @Suite("A writer removed while writing")
 struct RemovedWhileWritingTests {
     @Test func theOwnerAddsTheKeyBackSyncsAndRemovesItAgain() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (a, aSync) = try lab.signedReplica("alice", key: alice)
         let carolEntry = carol.participant(.write, "carol")
         try a.setParticipants([alice.participant(.owner, "alice"), carolEntry])
@@ -49,7 +49,7 @@ struct RemovedWhileWritingTests {
         try a.setParticipants([alice.participant(.owner, "alice")])
         try await aSync.sync()
         #expect(try a.participants().map(\.name) == ["alice"])
-        #expect(try lab.remoteGit("rev-parse", "main") == a.head().id.hex)
+        #expect(try await lab.remoteGit("rev-parse", "main") == a.head().id.hex)
 
         // What carol writes after that is refused, whether or not her replica merged the
         // removal, and alice's replica stays where it was.
@@ -60,7 +60,7 @@ struct RemovedWhileWritingTests {
         #expect(try a.head() == afterRemoval)
         #expect(try await a.record("c2") == nil)
         for path in [a.path, c.path, lab.remotePath] {
-            #expect(try git("--git-dir", path, "fsck", "--strict").status == 0)
+            #expect(try await git("--git-dir", path, "fsck", "--strict").status == 0)
         }
     }
 }

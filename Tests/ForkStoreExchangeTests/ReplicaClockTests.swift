@@ -26,7 +26,7 @@ struct ReplicaClockTests {
     /// when it is further behind, where its clock stays its own.
     @Test(arguments: [-0.5, -3600])
     func aReplicaBehindWritesLaterOnceItHasSeenTheOthersCommit(_ offset: TimeInterval) async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (ahead, aheadSync) = try replica("ahead", in: lab, offset: 0)
         let (behind, behindSync) = try replica("behind", in: lab, offset: offset)
         try await ahead.save(Doc(title: "base"))
@@ -51,7 +51,7 @@ struct ReplicaClockTests {
     }
 
     @Test func fiveReplicasConvergeOnTheEditWithTheHighestClock() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let offsets: [TimeInterval] = [-1800, -300, 0, 120, 600]
         var replicas: [(store: Store<Doc>, exchange: Exchange)] = []
         for (index, offset) in offsets.enumerated() {
@@ -83,7 +83,7 @@ struct ReplicaClockTests {
     /// the commits the replicas write stay within the trailers' ranges. With a one-day skew the
     /// replica with the larger id won every round for a day.
     @Test func aCommitFromTheFarFutureDoesNotFreezeTheOthersClocks() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let wall = TestClock(Date())
         func replica(_ name: String) throws -> (Store<Doc>, Exchange) {
             let store = try Store<Doc>.create(at: lab.folder.child(name), options: wall.options)
@@ -95,8 +95,8 @@ struct ReplicaClockTests {
         try await bSync.sync()
         let remote = CraftedRemote(path: lab.remotePath)
         let value = try CanonicalJSON.canonicalize(Array(#"{"title":"from the far future"}"#.utf8))
-        let tree = try remote.tree([("100644", "blob", remote.blob(String(decoding: value, as: UTF8.self)), "value.json")])
-        try remote.setMain(try remote.commit(tree: tree, on: remote.main(), trailers: """
+        let tree = try await remote.tree([("100644", "blob", remote.blob(String(decoding: value, as: UTF8.self)), "value.json")])
+        try await remote.setMain(try remote.commit(tree: tree, on: remote.main(), trailers: """
             Model-Version: 1
             Format-Version: 1
             Lamport: 999999999999999
@@ -122,6 +122,6 @@ struct ReplicaClockTests {
         let (c, cSync) = try replica("c")
         try await cSync.sync()
         #expect(try await c.value() == Doc(title: "later 5"))
-        #expect(try git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
     }
 }

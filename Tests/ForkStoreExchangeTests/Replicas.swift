@@ -21,9 +21,9 @@ final class SyncLab: Sendable {
     let folder = TemporaryFolder("forkstore-sync")
     var remotePath: String { folder.child("remote.git") }
 
-    init(createRemote: Bool = true) throws {
+    init(createRemote: Bool = true) async throws {
         if createRemote {
-            let created = try git("init", "--bare", "-q", "-b", "main", remotePath)
+            let created = try await git("init", "--bare", "-q", "-b", "main", remotePath)
             #expect(created.status == 0)
         }
     }
@@ -57,12 +57,12 @@ final class SyncLab: Sendable {
         try await oneSync.sync()
         #expect(try one.items() == ["one", "two"], sourceLocation: sourceLocation)
         #expect(try two.items() == ["one", "two"], sourceLocation: sourceLocation)
-        #expect(try remoteItems() == ["one", "two"], sourceLocation: sourceLocation)
+        await #expect(try remoteItems() == ["one", "two"], sourceLocation: sourceLocation)
     }
 
     /// The items on the remote's main, read with the git CLI.
-    func remoteItems() throws -> Set<String> {
-        let shown = try git("--git-dir", remotePath, "show", "main:value.json")
+    func remoteItems() async throws -> Set<String> {
+        let shown = try await git("--git-dir", remotePath, "show", "main:value.json")
         guard shown.status == 0 else { return [] }
         return try JSONDecoder().decode(Tally.self, from: Data(shown.stdout.utf8)).items
     }

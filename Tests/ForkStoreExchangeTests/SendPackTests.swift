@@ -58,7 +58,7 @@ struct SendPackTests {
         return (try repository.sendPack(commit, toMainOf: server.url + "/repo.git", options: RemoteOptions()), commit)
     }
 
-    @Test func anAcceptedPushSendsTheCommandAndOnePackOfWhatTheCommitHolds() throws {
+    @Test func anAcceptedPushSendsTheCommandAndOnePackOfWhatTheCommitHolds() async throws {
         let remote = try server(reporting: Self.bandOne(["unpack ok", "ok refs/heads/main"]))
         let (outcome, commit) = try pushReturningCommit(to: remote)
         #expect(outcome == .accepted)
@@ -74,7 +74,7 @@ struct SendPackTests {
         let folder = TemporaryFolder()
         let file = folder.child("sent.pack")
         try Data(sent[(length + 4)...]).write(to: URL(fileURLWithPath: file))
-        let indexed = try git("index-pack", file)
+        let indexed = try await git("index-pack", file)
         #expect(indexed.status == 0, "\(indexed.stderr)")
     }
 

@@ -11,9 +11,9 @@ struct TestKey {
     let line: String
     let file: String
 
-    init(_ name: String, in folder: TemporaryFolder) throws {
+    init(_ name: String, in folder: TemporaryFolder) async throws {
         file = folder.child("key-\(name)")
-        let made = try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", file])
+        let made = try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", file])
         #expect(made.status == 0, "\(made.stderr)")
         line = try String(contentsOfFile: file + ".pub", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
         key = try SigningKey(contentsOfFile: file)
@@ -40,9 +40,9 @@ extension SyncLab {
 
     /// A commit written straight into the remote with git's plumbing, signed by `key` in
     /// git's own ssh format: what a participant who crafts commits by hand can push.
-    func craftSignedCommit(tree: String, parents: [String], key: TestKey, subject: String = "Crafted") throws -> String {
+    func craftSignedCommit(tree: String, parents: [String], key: TestKey, subject: String = "Crafted") async throws -> String {
         let message = "\(subject)\n\nModel-Version: 1\nFormat-Version: 1\n"
-        let made = try git(
+        let made = try await git(
             ["--git-dir", remotePath, "-c", "gpg.format=ssh", "-c", "user.signingKey=\(key.file)", "commit-tree", "-S", tree]
                 + parents.flatMap { ["-p", $0] } + ["-m", message])
         #expect(made.status == 0, "\(made.stderr)")
@@ -50,26 +50,26 @@ extension SyncLab {
     }
 
     /// `tree` (of the remote) with its `participants.json` replaced by `blob`, or removed.
-    func tree(_ tree: String, withParticipants blob: String?) throws -> String {
-        let listed = try remoteGit("ls-tree", tree).split(separator: "\n").filter { !$0.hasSuffix("\tparticipants.json") }
+    func tree(_ tree: String, withParticipants blob: String?) async throws -> String {
+        let listed = try await remoteGit("ls-tree", tree).split(separator: "\n").filter { !$0.hasSuffix("\tparticipants.json") }
         let entries = listed.map { "\($0)\n" }.joined() + (blob.map { "100644 blob \($0)\tparticipants.json\n" } ?? "")
-        return try remoteGit(["mktree"], input: entries)
+        return try await remoteGit(["mktree"], input: entries)
     }
 
     /// `json` written into the remote in canonical form (section 4), so only the participants
     /// rules can refuse it; returns the blob's id.
-    func canonicalBlob(_ json: String) throws -> String {
+    func canonicalBlob(_ json: String) async throws -> String {
         let canonical = String(decoding: try CanonicalJSON.canonicalize(Array(json.utf8)), as: UTF8.self)
-        return try remoteGit(["hash-object", "-w", "--stdin"], input: canonical)
+        return try await remoteGit(["hash-object", "-w", "--stdin"], input: canonical)
     }
 
     /// Runs git on the remote and returns its trimmed output.
     @discardableResult
-    func remoteGit(_ arguments: String...) throws -> String { try remoteGit(arguments) }
+    func remoteGit(_ arguments: String...) async throws -> String { try await remoteGit(arguments) }
 
     @discardableResult
-    func remoteGit(_ arguments: [String], input: String? = nil) throws -> String {
-        let result = try git(["--git-dir", remotePath] + arguments, input: input)
+    func remoteGit(_ arguments: [String], input: String? = nil) async throws -> String {
+        let result = try await git(["--git-dir", remotePath] + arguments, input: input)
         #expect(result.status == 0, "git \(arguments): \(result.stderr)")
         return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }

@@ -8,36 +8,37 @@ import Testing
 /// takes in only what a participant who may write signed.
 @Suite("Sharing with verified participants")
 struct SharingTests {
-    private func makeKey(_ name: String, in folder: TemporaryFolder) throws -> (key: SigningKey, line: String) {
-        let made = try TestKey(name, in: folder)
+    private func makeKey(_ name: String, in folder: TemporaryFolder) async throws -> (key: SigningKey, line: String) {
+        let made = try await TestKey(name, in: folder)
         return (made.key, made.line)
     }
 
     private func options(_ key: SigningKey?) -> StoreOptions { signing(key) }
 
-    @Test func aSignedCommitVerifiesWithStockGit() throws {
+    @Test func aSignedCommitVerifiesWithStockGit() async throws {
         let folder = TemporaryFolder()
-        let (key, line) = try makeKey("owner", in: folder)
+        let (key, line) = try await makeKey("owner", in: folder)
         #expect(try ParticipantKey(line) == key.publicKey)
         let store = try RecordStore<Task2>.create(at: folder.child("store"), options: options(key))
-        let commit = try store.save(Task2(id: "a", title: "signed"))
+        let commit = try await store.save(Task2(id: "a", title: "signed"))
         let allowed = folder.child("allowed_signers")
         try "forkstore@localhost \(line)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
-        let verified = try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex)
+        let verified = try await git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex)
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stderr.contains("Good \"git\" signature"))
         // The root commit is signed too, and a tampered allowed list makes git refuse.
         let root = try #require(try store.history().last)
-        #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", root.id.hex).status == 0)
-        let (_, other) = try makeKey("other", in: folder)
+        #expect(try await git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", root.id.hex).status == 0)
+        let (_, other) = try await makeKey("other", in: folder)
         try "forkstore@localhost \(other)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
-        #expect(try git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex).status != 0)
-        #expect(try git("--git-dir", store.path, "fsck", "--strict").status == 0)
+        #expect(try await git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", commit.id.hex).status != 0)
+        #expect(try await git("--git-dir", store.path, "fsck", "--strict").status == 0)
     }
 
     @Test func onlyParticipantsWhoMayWriteChangeASharedStore() async throws {
-        let lab = try SyncLab()
-        let keys = try ["owner", "writer", "reader", "stranger"].map { try makeKey($0, in: lab.folder) }
+        let lab = try await SyncLab()
+        var keys: [(key: SigningKey, line: String)] = []
+        for name in ["owner", "writer", "reader", "stranger"] { keys.append(try await makeKey(name, in: lab.folder)) }
         let (owner, writer, reader, stranger) = (keys[0], keys[1], keys[2], keys[3])
         let remote = CraftedRemote(path: lab.remotePath)
         func replica(_ name: String, key: SigningKey?) throws -> (RecordStore<Task2>, Exchange) {
@@ -64,11 +65,11 @@ struct SharingTests {
         #expect(try await ownerStore.record("w")?.title == "by the writer")
 
         /// Someone pushes a commit to the server; the owner's sync must refuse it.
-        func expectRefused(_ name: String, key: SigningKey?, because words: String, change: (RecordStore<Task2>) throws -> Void) async throws {
-            let good = try remote.main()
+        func expectRefused(_ name: String, key: SigningKey?, because words: String, change: (RecordStore<Task2>) async throws -> Void) async throws {
+            let good = try await remote.main()
             let (store, sync) = try replica(name, key: key)
             try await sync.sync()
-            try change(store)
+            try await change(store)
             try await sync.sync()  // the server itself lets anyone with access push
             let before = try ownerStore.head()
             do {
@@ -82,7 +83,7 @@ struct SharingTests {
                 #expect(rule.contains(words), "\(name): \(rule)")
             }
             #expect(try ownerStore.head() == before)
-            try remote.setMain(good)  // the server's admin removes it
+            try await remote.setMain(good)  // the server's admin removes it
         }
         try await expectRefused("reader", key: reader.key, because: "may only read") { try $0.save(Task2(id: "r", title: "x")) }
         try await expectRefused("stranger", key: stranger.key, because: "not a participant") { try $0.save(Task2(id: "s", title: "x")) }
@@ -104,6 +105,6 @@ struct SharingTests {
         try await writerSync.sync()
         await #expect(throws: ExchangeError.self) { try await ownerSync.sync() }
         #expect(try await ownerStore.record("late") == nil)
-        #expect(try git("--git-dir", ownerStore.path, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", ownerStore.path, "fsck", "--strict").status == 0)
     }
 }

@@ -12,9 +12,9 @@ struct SignatureStrictnessTests {
     /// The twin of the owner's "add dave" commit, branching off before the addition, would
     /// bring dave back after his removal, with no key at all.
     @Test func aTwinWithTheSignatureMovedIntoTheMessageIsUnsigned() async throws {
-        let lab = try SyncLab()
-        let alice = try TestKey("alice", in: lab.folder), carol = try TestKey("carol", in: lab.folder)
-        let dave = try TestKey("dave", in: lab.folder)
+        let lab = try await SyncLab()
+        let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
+        let dave = try await TestKey("dave", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         try owner.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
         try await owner.save(Task2(id: "a", title: "shared"))
@@ -26,7 +26,7 @@ struct SignatureStrictnessTests {
         #expect(try owner.participants().map(\.name) == ["alice", "carol"])
 
         // The stranger: no key, only the server.
-        let raw = try git("--git-dir", lab.remotePath, "cat-file", "commit", addition).stdout
+        let raw = try await git("--git-dir", lab.remotePath, "cat-file", "commit", addition).stdout
         let split = try #require(raw.range(of: "\n\n"))
         let header = raw[..<split.lowerBound].split(separator: "\n", omittingEmptySubsequences: false)
         let message = raw[split.upperBound...]
@@ -43,13 +43,13 @@ struct SignatureStrictnessTests {
         }
         #expect(!signature.isEmpty)
         let twin = kept.joined(separator: "\n") + "\n\n" + signature.joined(separator: "\n") + "\n" + message
-        let twinID = try git(["--git-dir", lab.remotePath, "hash-object", "-t", "commit", "-w", "--literally", "--stdin"], input: twin)
+        let twinID = try await git(["--git-dir", lab.remotePath, "hash-object", "-t", "commit", "-w", "--literally", "--stdin"], input: twin)
             .stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(twinID != addition)
-        try lab.remoteGit("update-ref", "refs/heads/main", twinID)
+        try await lab.remoteGit("update-ref", "refs/heads/main", twinID)
 
         // Git reads the twin as unsigned, and so does the exchange: the sync refuses it.
-        #expect(try git("--git-dir", lab.remotePath, "verify-commit", twinID).status != 0)
+        #expect(try await git("--git-dir", lab.remotePath, "verify-commit", twinID).status != 0)
         let head = try owner.head()
         do {
             try await ownerSync.sync()

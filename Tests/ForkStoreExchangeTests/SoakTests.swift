@@ -11,8 +11,8 @@ import Testing
 struct SoakTests {
     @Test func replicasConvergeAndLoseNothingWhileTheServerComesAndGoes() async throws {
         let replicaCount = 5, rounds = 12
-        let lab = try SyncLab()
-        let daemon = try GitDaemon(basePath: lab.folder.path)
+        let lab = try await SyncLab()
+        let daemon = try await GitDaemon(basePath: lab.folder.path)
         let replicas = try (0..<replicaCount).map { try lab.replica("soak-\($0)", url: daemon.url("remote.git")) }
         var generator = SystemRandomNumberGenerator()
         var edits = Set<String>()
@@ -40,7 +40,7 @@ struct SoakTests {
                     }
                 }
             }
-            try daemon.start()
+            try await daemon.start()
             restarts += 1
         }
         // Let everyone catch up: two passes bring every edit to every replica.
@@ -57,7 +57,7 @@ struct SoakTests {
             lost += edits.subtracting(items).count
             #expect(items == edits)
         }
-        #expect(try lab.remoteItems() == edits)
+        await #expect(try lab.remoteItems() == edits)
         print("""
             soak: replicas=\(replicaCount) rounds=\(rounds) edits=\(edits.count) syncs=\(syncs) \
             offline-syncs=\(offlineSyncs) server-restarts=\(restarts) lost=\(lost) \

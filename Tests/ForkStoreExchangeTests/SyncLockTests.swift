@@ -13,7 +13,7 @@ import Glibc
 @Suite("One sync of a store at a time")
 struct SyncLockTests {
     @Test func aSyncWaitsForTheRunningOneThenReportsBusy() async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (store, _) = try lab.replica("one")
         try store.add("kept")
         // Another sync holds the store's sync lock (a handle of its own, as another process has).
@@ -25,7 +25,7 @@ struct SyncLockTests {
         #expect(impatient.status.lastError == .busy(waited: .milliseconds(300)))
         #expect(ExchangeError.busy(waited: .seconds(1)).isTransient)
         #expect(ExchangeError.busy(waited: .seconds(30)).description.contains("Another sync of this store is running"))
-        #expect(try lab.remoteItems().isEmpty)
+        await #expect(try lab.remoteItems().isEmpty)
 
         // The running sync finishes after 0.5 s: a patient sync waits for it, then runs.
         let patient = Exchange(store: store, remote: try Remote(lab.remotePath), options: ExchangeOptions(busyTimeout: .seconds(20)))
@@ -35,7 +35,7 @@ struct SyncLockTests {
         holder.release()
         #expect(try await report.pushedCommits >= 1)
         #expect(ContinuousClock.now - waiting >= .milliseconds(450))
-        #expect(try lab.remoteItems() == ["kept"])
+        await #expect(try lab.remoteItems() == ["kept"])
     }
 }
 

@@ -14,7 +14,7 @@ final class SilentListener {
     let port: Int
     private var descriptors: [Int32] = []
 
-    init(refusingSYNs: Bool) throws {
+    init(refusingSYNs: Bool) async throws {
         let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         descriptors.append(listener)
         var address = sockaddr_in()
@@ -38,7 +38,7 @@ final class SilentListener {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(filler, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             }
         }
-        Thread.sleep(forTimeInterval: 0.2)
+        try await Task.sleep(for: .milliseconds(200))
     }
 
     deinit {
@@ -52,7 +52,7 @@ struct TimeoutTests {
     /// timeout (the system's own TCP timeout takes minutes and says only "timed out"; without
     /// a read timeout a silent server would hold the sync for ever).
     private func expectTimedOut(_ url: String, options: ExchangeOptions, sourceLocation: SourceLocation = #_sourceLocation) async throws {
-        let lab = try SyncLab()
+        let lab = try await SyncLab()
         let (store, exchange) = try lab.replica("one", url: url, options: options)
         try store.add("kept")
         let start = ContinuousClock.now
@@ -68,7 +68,7 @@ struct TimeoutTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aHostThatDropsConnectionsFailsAsOfflineWithinTheConnectTimeout() async throws {
-        let listener = try SilentListener(refusingSYNs: true)
+        let listener = try await SilentListener(refusingSYNs: true)
         let options = ExchangeOptions(connectTimeout: .milliseconds(500))
         try await expectTimedOut("git://127.0.0.1:\(listener.port)/remote.git", options: options)
         try await expectTimedOut("http://127.0.0.1:\(listener.port)/remote.git", options: options)
@@ -77,7 +77,7 @@ struct TimeoutTests {
 
     @Test(.timeLimit(.minutes(5)))
     func aServerThatNeverAnswersFailsAsOfflineWithinTheReadTimeout() async throws {
-        let listener = try SilentListener(refusingSYNs: false)
+        let listener = try await SilentListener(refusingSYNs: false)
         let options = ExchangeOptions(readWriteTimeout: .milliseconds(500))
         try await expectTimedOut("git://127.0.0.1:\(listener.port)/remote.git", options: options)
         try await expectTimedOut("http://127.0.0.1:\(listener.port)/remote.git", options: options)

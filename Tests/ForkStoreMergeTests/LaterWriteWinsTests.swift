@@ -171,25 +171,25 @@ struct LaterWriteWinsTests {
         #expect(conflicts.map(\.path) == ["/n"])
     }
 
-    @Test func aSetInAnotherOrderMakesNoCommit() throws {
+    @Test func aSetInAnotherOrderMakesNoCommit() async throws {
         let folder = TemporaryFolder()
         let store = try Store<Tags>.create(at: folder.child("tags"))
         let tags: Set<String> = ["red", "green", "blue", "gold", "grey", "pink", "teal"]
-        try store.save(Tags(tags: tags))
+        try await store.save(Tags(tags: tags))
         // Write the same set with its array reversed, as another process might order it.
-        let shown = try git("--git-dir", store.path, "show", "main:value.json").stdout
+        let shown = try await git("--git-dir", store.path, "show", "main:value.json").stdout
         let reversed = shown.replacingOccurrences(of: "\n", with: "").replacingOccurrences(of: " ", with: "")
         let order = try JSONDecoder().decode([String: [String]].self, from: Data(reversed.utf8))["tags"] ?? []
         let json = "{\"tags\":[" + order.reversed().map { "\"\($0)\"" }.joined(separator: ",") + "]}"
-        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: json).stdout.trimmed
-        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
+        let blob = try await git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: json).stdout.trimmed
+        let tree = try await git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
         let head = try store.head()
         let message = "Reordered\n\nModel-Version: 1\nFormat-Version: 1\n"
-        let commit = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
-        try git("--git-dir", store.path, "update-ref", "refs/heads/main", commit)
+        let commit = try await git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
+        try await git("--git-dir", store.path, "update-ref", "refs/heads/main", commit)
         let before = try store.head()
-        #expect(try store.save(Tags(tags: tags)).id == before.id)
-        #expect(try store.update { $0?.tags.insert("red") }.id == before.id)
+        #expect(try await store.save(Tags(tags: tags)).id == before.id)
+        #expect(try await store.update { $0?.tags.insert("red") }.id == before.id)
         #expect(try store.head().id == before.id)
     }
 
@@ -211,19 +211,19 @@ struct LaterWriteWinsTests {
 
     /// Puts a commit of `{"title": title}` with `message` on top of `fork`, as a peer wrote it
     /// with git's plumbing, and returns its id.
-    private func commitAsAPeer(_ message: String, title: String, on fork: Fork, in store: Store<Doc>) throws -> String {
+    private func commitAsAPeer(_ message: String, title: String, on fork: Fork, in store: Store<Doc>) async throws -> String {
         let head = try store.head(of: fork)
-        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"\(title)\"}").stdout.trimmed
-        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
-        let made = try git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
-        try git("--git-dir", store.path, "update-ref", "refs/heads/\(fork.name)", made)
+        let blob = try await git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"\(title)\"}").stdout.trimmed
+        let tree = try await git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
+        let made = try await git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
+        try await git("--git-dir", store.path, "update-ref", "refs/heads/\(fork.name)", made)
         return made
     }
 
-    @Test func aCommitFromTheFarFutureIsClampedAndReported() throws {
+    @Test func aCommitFromTheFarFutureIsClampedAndReported() async throws {
         let clock = TestClock()
         let store = try Store<Doc>.inMemory(options: clock.options)
-        try store.save(Doc(title: "base"))
+        try await store.save(Doc(title: "base"))
         let future = try Fork("future")
         try store.createFork(future)
         // A replica whose clock is ten years ahead wrote this commit.
@@ -231,9 +231,9 @@ struct LaterWriteWinsTests {
         let tenYears: Int64 = 10 * 365 * 24 * 3600 * 1000
         let ahead = HybridTime(milliseconds: head.clock.milliseconds + tenYears)
         let message = "From the future\n\nModel-Version: 1\nFormat-Version: 1\nClock: \(ahead)\nReplica: ffffffffffffffff\n"
-        let made = try commitAsAPeer(message, title: "future", on: future, in: store)
+        let made = try await commitAsAPeer(message, title: "future", on: future, in: store)
         clock.advance(1)
-        try store.save(Doc(title: "local"))
+        try await store.save(Doc(title: "local"))
         guard case .merged(let merge, _) = try store.mergeIntoMain(from: future) else {
             Issue.record("expected a merge")
             return
@@ -244,7 +244,7 @@ struct LaterWriteWinsTests {
         var last = merge.clock
         for index in 1...3 {
             clock.advance(1)
-            let next = try store.save(Doc(title: "after \(index)")).clock
+            let next = try await store.save(Doc(title: "after \(index)")).clock
             #expect(next > last && next.milliseconds <= Int64(clock.date.timeIntervalSince1970 * 1000) + 86_400_000)
             last = next
         }
@@ -252,10 +252,10 @@ struct LaterWriteWinsTests {
 
     /// A peer's commit at the top of the Lamport and counter ranges: the commit on top of it
     /// is still later, and its trailers still within range (every reader takes it).
-    @Test func aCommitAtTheTopOfTheCounterRangesIsFollowedWithinRange() throws {
+    @Test func aCommitAtTheTopOfTheCounterRangesIsFollowedWithinRange() async throws {
         let clock = TestClock()
         let store = try Store<Doc>.inMemory(options: clock.options)
-        try store.save(Doc(title: "base"))
+        try await store.save(Doc(title: "base"))
         let top = try Fork("top")
         try store.createFork(top)
         let now = Int64(clock.date.timeIntervalSince1970 * 1000)
@@ -269,15 +269,15 @@ struct LaterWriteWinsTests {
             Replica: ffffffffffffffff
 
             """
-        _ = try commitAsAPeer(message, title: "top", on: top, in: store)
-        try store.save(Doc(title: "local"))
+        _ = try await commitAsAPeer(message, title: "top", on: top, in: store)
+        try await store.save(Doc(title: "local"))
         guard case .merged(let merge, _) = try store.mergeIntoMain(from: top) else {
             Issue.record("expected a merge")
             return
         }
         #expect(merge.clock == HybridTime(milliseconds: now + 1))
         #expect(merge.trailer("Lamport") == "999999999999999")
-        let next = try store.save(Doc(title: "after"))
+        let next = try await store.save(Doc(title: "after"))
         #expect(next.trailer("Lamport") == "999999999999999" && next.clock > merge.clock)
     }
 

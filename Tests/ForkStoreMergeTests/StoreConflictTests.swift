@@ -30,14 +30,14 @@ struct StoreConflictTests {
         return (folder, store, phone)
     }
 
-    @Test func theMergeReportsEachConflictAndRecordsItInTrailers() throws {
+    @Test func theMergeReportsEachConflictAndRecordsItInTrailers() async throws {
         let (folder, store, phone) = try forked()
         _ = folder
         guard case .merged(let commit, let conflicts) = try store.mergeIntoMain(from: phone) else {
             Issue.record("expected a merge")
             return
         }
-        let card = try #require(try store.value())
+        let card = try #require(try await store.value())
         #expect(card.body == "one TWO THREE")
         #expect(card.likes == 8)
         #expect(card.tags == ["b"])
@@ -45,7 +45,7 @@ struct StoreConflictTests {
         #expect(conflicts.first?.ours == .string("Ours") && conflicts.first?.theirs == .string("Theirs"))
         #expect(commit.trailer("Merge-Conflicts") == "1")
         #expect(commit.trailer("Merge-Strategies") == "add-wins-set, counter, properties, text")
-        let log = try git("--git-dir", store.path, "log", "-1", "--format=%(trailers:key=Merge-Conflict,valueonly)", "main")
+        let log = try await git("--git-dir", store.path, "log", "-1", "--format=%(trailers:key=Merge-Conflict,valueonly)", "main")
         #expect(log.stdout.contains("/title (last-writer-wins)"))
     }
 

@@ -73,7 +73,7 @@ struct MigrationKitTests {
         #expect(report.values == 5)
     }
 
-    @Test func aBrokenMigrationIsCaughtAndItsCommitNamed() throws {
+    @Test func aBrokenMigrationIsCaughtAndItsCommitNamed() async throws {
         let (folder, path) = try mixedHistory()
         _ = folder
         let report = try RecordStore<TodoV2Broken>.open(at: path).replayHistory()
@@ -84,7 +84,7 @@ struct MigrationKitTests {
             return
         }
         #expect(reason.contains("title"))
-        let commits = try git("--git-dir", path, "log", "--format=%H %s", "main").stdout
+        let commits = try await git("--git-dir", path, "log", "--format=%H %s", "main").stdout
         #expect(commits.contains("\(failure.commit.hex) Save record b"))
     }
 

@@ -59,10 +59,10 @@ struct IncomingPackCheckTests {
     }
 
     @Test(arguments: [1, 3, 7, 4096, 1 << 30])
-    func aPackGitWroteWithDeltasPasses(piece: Int) throws {
+    func aPackGitWroteWithDeltasPasses(piece: Int) async throws {
         let folder = TemporaryFolder("incoming-pack")
         let repository = folder.child("r.git")
-        try git("init", "-q", "--bare", repository)
+        try await git("init", "-q", "--bare", repository)
         var random = SplitMix(state: 24)
         var blob = random.text(40_000)
         var ids: [String] = []
@@ -70,13 +70,13 @@ struct IncomingPackCheckTests {
             blob.replaceSubrange(round * 100..<round * 100 + 50, with: random.text(50))
             let file = folder.child("blob")
             try Data(blob).write(to: URL(fileURLWithPath: file))
-            ids.append(try git("--git-dir", repository, "hash-object", "-w", file).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+            ids.append(try await git("--git-dir", repository, "hash-object", "-w", file).stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         }
         let base = folder.child("p")
-        try git(["--git-dir", repository, "pack-objects", "-q", base], input: ids.joined(separator: "\n") + "\n")
+        try await git(["--git-dir", repository, "pack-objects", "-q", base], input: ids.joined(separator: "\n") + "\n")
         let name = try #require(try FileManager.default.contentsOfDirectory(atPath: folder.path).first { $0.hasPrefix("p-") && $0.hasSuffix(".pack") })
         let pack = try [UInt8](Data(contentsOf: URL(fileURLWithPath: folder.child(name))))
-        let verified = try git("verify-pack", "-v", folder.child(name)).stdout
+        let verified = try await git("verify-pack", "-v", folder.child(name)).stdout
         #expect(verified.contains("chain length"), "git made no deltas: the test checks nothing about them")
         let (fed, error) = try feed(pack, in: piece)
         #expect(error == nil, "\(String(describing: error))")

@@ -38,7 +38,7 @@ struct PackWriterGitTests {
     }
 
     @Test(arguments: 0..<12)
-    func gitIndexPackTakesOurPackAndIndexesItAsWeDo(seed: Int) throws {
+    func gitIndexPackTakesOurPackAndIndexesItAsWeDo(seed: Int) async throws {
         let folder = TemporaryFolder()
         let packs = folder.child("pack")
         try FileManager.default.createDirectory(atPath: packs, withIntermediateDirectories: true)
@@ -57,29 +57,29 @@ struct PackWriterGitTests {
         #expect(try PackReader(pack: pack, index: PackIndex(path: ours)).verify() == entries.count, "seed \(seed)")
 
         let theirs = folder.child("theirs.idx")
-        let indexed = try git("index-pack", "--strict", "-o", theirs, pack)
+        let indexed = try await git("index-pack", "--strict", "-o", theirs, pack)
         #expect(indexed.status == 0, "seed \(seed): \(indexed.stderr)")
         #expect(FileManager.default.contents(atPath: theirs) == FileManager.default.contents(atPath: ours), "seed \(seed): git indexes it otherwise")
 
         // git reads every object back as it was written.
         let repository = folder.child("repository.git")
-        #expect(try git("init", "-q", "--bare", repository).status == 0)
+        #expect(try await git("init", "-q", "--bare", repository).status == 0)
         for suffix in [".pack", ".idx"] {
             try FileManager.default.copyItem(atPath: packs + "/pack-" + name + suffix, toPath: repository + "/objects/pack/pack-" + name + suffix)
         }
         let blobs = objects.filter { $0.value.allSatisfy { $0 != 0 } }
         let listed = blobs.keys.map(\.hex).joined(separator: "\n") + "\n"
-        let printed = try git("--git-dir", repository, "cat-file", "--batch", input: listed).stdout
+        let printed = try await git("--git-dir", repository, "cat-file", "--batch", input: listed).stdout
         let expected = blobs.keys.map { id in "\(id.hex) blob \(blobs[id]!.count)\n" + String(decoding: blobs[id]!, as: UTF8.self) + "\n" }.joined()
         #expect(printed == expected, "seed \(seed)")
     }
 
     @Test(arguments: 0..<6)
-    func packsGitRepackMadeRollIntoOneThatGitAndWeReadBack(seed: Int) throws {
+    func packsGitRepackMadeRollIntoOneThatGitAndWeReadBack(seed: Int) async throws {
         var random = SplitMix(state: UInt64(seed))
         let folder = TemporaryFolder()
         let repository = folder.child("repository.git")
-        #expect(try git("init", "-q", "--bare", repository).status == 0)
+        #expect(try await git("init", "-q", "--bare", repository).status == 0)
         // Rounds of commits, each packed by git with random settings: window, depth, offset or
         // reference deltas; the last round packs everything again, so objects are in two packs.
         let rounds = 4
@@ -93,14 +93,14 @@ struct PackWriterGitTests {
                     script += "M 100644 inline records/\(Int.random(in: 0..<12, using: &random)).json\ndata \(body.utf8.count)\n\(body)\n"
                 }
             }
-            #expect(try git("--git-dir", repository, "fast-import", "--quiet", input: script).status == 0)
+            #expect(try await git("--git-dir", repository, "fast-import", "--quiet", input: script).status == 0)
             let offsets = Bool.random(using: &random) ? "true" : "false"
             var arguments = ["-c", "repack.useDeltaBaseOffset=\(offsets)", "--git-dir", repository, "repack", "-q"]
             arguments += round == rounds - 1 ? ["-a"] : []
             arguments += ["--window=\(Int.random(in: 0...20, using: &random))", "--depth=\(Int.random(in: 1...60, using: &random))"]
-            #expect(try git(arguments).status == 0, "seed \(seed): \(arguments)")
+            #expect(try await git(arguments).status == 0, "seed \(seed): \(arguments)")
         }
-        let objectsBefore = try git("--git-dir", repository, "cat-file", "--batch-all-objects", "--batch-check").stdout
+        let objectsBefore = try await git("--git-dir", repository, "cat-file", "--batch-all-objects", "--batch-check").stdout
         let packs = PackFile.packs(in: repository + "/objects/pack")
         #expect(packs.count >= 2, "seed \(seed)")
 
@@ -109,12 +109,12 @@ struct PackWriterGitTests {
         let after = PackFile.packs(in: repository + "/objects/pack")
         #expect(after.count == 1 && rolled == after.first?.objectCount, "seed \(seed)")
         let pack = try #require(after.first)
-        #expect(try git("verify-pack", pack.base + ".idx").status == 0, "seed \(seed)")
-        #expect(try git("--git-dir", repository, "fsck", "--strict", "--no-dangling").status == 0, "seed \(seed)")
-        #expect(try git("--git-dir", repository, "cat-file", "--batch-all-objects", "--batch-check").stdout == objectsBefore, "seed \(seed)")
+        #expect(try await git("verify-pack", pack.base + ".idx").status == 0, "seed \(seed)")
+        #expect(try await git("--git-dir", repository, "fsck", "--strict", "--no-dangling").status == 0, "seed \(seed)")
+        #expect(try await git("--git-dir", repository, "cat-file", "--batch-all-objects", "--batch-check").stdout == objectsBefore, "seed \(seed)")
     }
 
-    @Test func anIndexWithOffsetsPast2GBReadsAsGitReadsIt() throws {
+    @Test func anIndexWithOffsetsPast2GBReadsAsGitReadsIt() async throws {
         var random = SplitMix(state: 2)
         let offsets = [12, 4_096, (1 << 31) - 1, 1 << 31, (1 << 32) + 7, 5 << 32, (1 << 40) + 3]
         var entries = offsets.map { offset in
@@ -129,7 +129,7 @@ struct PackWriterGitTests {
         #expect(try index.entriesInPackOrder() == entries.sorted { $0.offset < $1.offset })
         for entry in entries { #expect(index.offset(of: entry.id) == entry.offset) }
         // git's own reader of an index (it needs no pack): "offset id (crc)" per object.
-        let shown = try run("/bin/sh", ["-c", "git show-index < '\(path)'"]).stdout
+        let shown = try await run("/bin/sh", ["-c", "git show-index < '\(path)'"]).stdout
         let expected = entries.sorted { $0.id < $1.id }.map { "\($0.offset) \($0.id.hex) (\(String(format: "%08x", $0.crc)))" }
         #expect(shown.split(separator: "\n").map(String.init) == expected)
     }

@@ -14,7 +14,7 @@ struct LiveResultsTests {
     @Test func aSyncThatBringsInAMatchingRecordYieldsIt() async throws {
         let folder = TemporaryFolder()
         let remote = folder.child("remote.git")
-        #expect(try git("init", "--bare", "-q", "-b", "main", remote).status == 0)
+        #expect(try await git("init", "--bare", "-q", "-b", "main", remote).status == 0)
         let phone = try RecordStore<IndexedItem>.create(at: folder.child("phone"))
         let laptop = try RecordStore<IndexedItem>.create(at: folder.child("laptop"))
         let phoneSync = Exchange(records: phone, remote: try Remote(remote))

@@ -178,20 +178,20 @@ struct QueryTests {
         try expectIndexAgreesWithAScan(reopened)
     }
 
-    @Test func anIndexKilledMidUpdateIsFoundStaleAndRepaired() throws {
+    @Test func anIndexKilledMidUpdateIsFoundStaleAndRepaired() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")
         var random = SplitMix(state: 3)
         let store = try RecordStore<IndexedItem>.create(at: path)
-        try store.save((0..<200).map { randomItem(&random, id: "i\($0)") })
+        try await store.save((0..<200).map { randomItem(&random, id: "i\($0)") })
         try store.refreshIndex()
         var interrupted = 0
         for round in 0..<4 {
             // A large change, so the writer is killed while it applies it.
-            try store.transaction { changes in
+            try await store.transaction { changes in
                 for index in 0..<2000 { changes.save(randomItem(&random, id: "r\(round)-\(index)")) }
             }
-            let acknowledged = try runStressWriter(["index", path], killAfter: 1, delay: Double(round) * 0.04)
+            let acknowledged = try await runStressWriter(["index", path], killAfter: 1, delay: Double(round) * 0.04)
             #expect(acknowledged.first == "start")
             if !acknowledged.contains("indexed") { interrupted += 1 }
             let reopened = try RecordStore<IndexedItem>.open(at: path)

@@ -7,14 +7,14 @@ import Testing
 @Suite("Bad input")
 struct BadInputTests {
     /// Commits a hand-made blob on `fork` with the git CLI, stamped with `modelVersion`.
-    private func commitByHand(_ store: Store<Doc>, fork: String, content: String, modelVersion: Int?) throws -> String {
-        let parent = try git("--git-dir", store.path, "rev-parse", "refs/heads/\(fork)").stdout.trimmed
-        let blob = try git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
-        let tree = try git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
+    private func commitByHand(_ store: Store<Doc>, fork: String, content: String, modelVersion: Int?) async throws -> String {
+        let parent = try await git("--git-dir", store.path, "rev-parse", "refs/heads/\(fork)").stdout.trimmed
+        let blob = try await git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
+        let tree = try await git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
         var message = "Hand-made\n\nFormat-Version: 1\n"
         if let modelVersion { message += "Model-Version: \(modelVersion)\n" }
-        let commit = try git("--git-dir", store.path, "commit-tree", tree, "-p", parent, "-m", message).stdout.trimmed
-        try git("--git-dir", store.path, "update-ref", "refs/heads/\(fork)", commit)
+        let commit = try await git("--git-dir", store.path, "commit-tree", tree, "-p", parent, "-m", message).stdout.trimmed
+        try await git("--git-dir", store.path, "update-ref", "refs/heads/\(fork)", commit)
         return commit
     }
 
@@ -34,10 +34,10 @@ struct BadInputTests {
         #expect(try store.forks().count == 2, sourceLocation: sourceLocation)
     }
 
-    @Test func anUnknownModelVersionIsRefusedNamingBothVersions() throws {
+    @Test func anUnknownModelVersionIsRefusedNamingBothVersions() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        let commit = try commitByHand(store, fork: "bad", content: #"{"title":"future","count":1}"#, modelVersion: 999)
+        let commit = try await commitByHand(store, fork: "bad", content: #"{"title":"future","count":1}"#, modelVersion: 999)
         let id = try #require(CommitID(commit))
         #expect(throws: StoreError.unknownModelVersion(found: 999, known: 1, commit: id)) { try store.value(in: bad) }
         // Merging it, or writing on top of it, is refused the same way: nothing is overwritten.
@@ -52,21 +52,21 @@ struct BadInputTests {
         try expectStillUsable(store)
         // An app with a newer model reads older data.
         let newer = try Store<DocV2>.open(at: store.path)
-        #expect(try newer.value() == DocV2(title: "still writable", count: 1))
+        #expect(try await newer.value() == DocV2(title: "still writable", count: 1))
     }
 
-    @Test func aCommitWithoutAModelVersionIsRefused() throws {
+    @Test func aCommitWithoutAModelVersionIsRefused() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        let commit = try commitByHand(store, fork: "bad", content: #"{"title":"x","count":1}"#, modelVersion: nil)
+        let commit = try await commitByHand(store, fork: "bad", content: #"{"title":"x","count":1}"#, modelVersion: nil)
         #expect(throws: StoreError.missingModelVersion(commit: try #require(CommitID(commit)))) { try store.value(in: bad) }
         try expectStillUsable(store)
     }
 
-    @Test func aBlobThatIsNotJSONIsRefused() throws {
+    @Test func aBlobThatIsNotJSONIsRefused() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        _ = try commitByHand(store, fork: "bad", content: #"{"title": "unterminated"#, modelVersion: 1)
+        _ = try await commitByHand(store, fork: "bad", content: #"{"title": "unterminated"#, modelVersion: 1)
         #expect {
             try store.value(in: bad)
         } throws: { error in
@@ -76,10 +76,10 @@ struct BadInputTests {
         try expectStillUsable(store)
     }
 
-    @Test func aKeyGivenTwiceIsRefused() throws {
+    @Test func aKeyGivenTwiceIsRefused() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        _ = try commitByHand(store, fork: "bad", content: #"{"title": "a", "title": "b", "count": 1}"#, modelVersion: 1)
+        _ = try await commitByHand(store, fork: "bad", content: #"{"title": "a", "title": "b", "count": 1}"#, modelVersion: 1)
         #expect {
             try store.value(in: bad)
         } throws: { error in
@@ -89,10 +89,10 @@ struct BadInputTests {
         try expectStillUsable(store)
     }
 
-    @Test func valueJSONOfTheWrongShapeIsRefused() throws {
+    @Test func valueJSONOfTheWrongShapeIsRefused() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        _ = try commitByHand(store, fork: "bad", content: #"{"title": 12}"#, modelVersion: 1)
+        _ = try await commitByHand(store, fork: "bad", content: #"{"title": 12}"#, modelVersion: 1)
         #expect {
             try store.value(in: bad)
         } throws: { error in
@@ -102,28 +102,28 @@ struct BadInputTests {
         try expectStillUsable(store)
     }
 
-    @Test func aMalformedValueIsRepairedBySavingOrRemoving() throws {
+    @Test func aMalformedValueIsRepairedBySavingOrRemoving() async throws {
         for content in [#"{"title": "unterminated"#, #"{"title": 12}"#, "[1, 2]"] {
             let (folder, store, bad) = try storeWithAFork()
             _ = folder
-            _ = try commitByHand(store, fork: "bad", content: content, modelVersion: 1)
+            _ = try await commitByHand(store, fork: "bad", content: content, modelVersion: 1)
             #expect(throws: StoreError.self) { try store.value(in: bad) }
             #expect(throws: StoreError.self) { try store.update(bad) { $0?.count += 1 } }
             // A save replaces the value without reading it, so it repairs the fork.
-            try store.save(Doc(title: "repaired"), to: bad)
-            #expect(try store.value(in: bad) == Doc(title: "repaired"))
-            _ = try commitByHand(store, fork: "bad", content: content, modelVersion: 1)
-            try store.remove(from: bad)
-            #expect(try store.value(in: bad) == nil)
+            try await store.save(Doc(title: "repaired"), to: bad)
+            #expect(try await store.value(in: bad) == Doc(title: "repaired"))
+            _ = try await commitByHand(store, fork: "bad", content: content, modelVersion: 1)
+            try await store.remove(from: bad)
+            #expect(try await store.value(in: bad) == nil)
             try expectStillUsable(store)
         }
     }
 
-    @Test func anObjectDeletedFromTheDatabaseIsReported() throws {
+    @Test func anObjectDeletedFromTheDatabaseIsReported() async throws {
         let (folder, store, bad) = try storeWithAFork()
         _ = folder
-        try store.save(Doc(title: "lost soon"), to: bad)
-        let blob = try git("--git-dir", store.path, "rev-parse", "bad:value.json").stdout.trimmed
+        try await store.save(Doc(title: "lost soon"), to: bad)
+        let blob = try await git("--git-dir", store.path, "rev-parse", "bad:value.json").stdout.trimmed
         let objectPath = store.path + "/objects/" + blob.prefix(2) + "/" + blob.dropFirst(2)
         try FileManager.default.removeItem(atPath: objectPath)
         #expect {

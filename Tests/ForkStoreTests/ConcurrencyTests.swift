@@ -32,16 +32,17 @@ struct ConcurrencyTests {
         })
         #expect(try store.items() == expected)
         for fork in forks { #expect(try store.items(fork) == expected) }
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func twoProcessesAppendingToMainLoseNothing() throws {
+    @Test func twoProcessesAppendingToMainLoseNothing() async throws {
         let (folder, store) = try makeStore()
         _ = folder
         let writer = productsFolder() + "/forkstore-stress-writer"
         let count = 40
-        let results = try [("p", count), ("q", count)].concurrentMap { prefix, count in
-            try run(writer, [store.path, prefix, String(count)])
+        let results = try await withThrowingTaskGroup(of: ProcessResult.self) { group in
+            for prefix in ["p", "q"] { group.addTask { try await run(writer, [store.path, prefix, String(count)]) } }
+            return try await group.reduce(into: []) { $0.append($1) }
         }
         for result in results {
             #expect(result.status == 0, "\(result.stderr)")
@@ -52,49 +53,52 @@ struct ConcurrencyTests {
         #expect(try reopened.items() == expected)
         // Every write is its own commit in the history: 1 create + 2 * count adds.
         #expect(try reopened.history().count == 1 + 2 * count)
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func aWriterKilledMidStreamLeavesAWorkingStoreWithEveryAcknowledgedWrite() throws {
+    @Test func aWriterKilledMidStreamLeavesAWorkingStoreWithEveryAcknowledgedWrite() async throws {
         let (folder, store) = try makeStore()
         _ = folder
         let writer = productsFolder() + "/forkstore-stress-writer"
         var acknowledged = Set<String>()
         for round in 0..<8 {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: writer)
-            process.arguments = [store.path, "r\(round)", "100000"]
-            let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            // Let it acknowledge a varying number of writes, then kill it without warning.
-            let target = 5 + round * 3
-            var buffer = Data()
-            var lines: [String] = []
-            while lines.count < target {
-                let chunk = output.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                buffer.append(chunk)
-                lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+            // The child is read and killed on a thread of its own, off the cooperative pool.
+            let (printed, signalled) = try await onOwnThread { () -> (Set<String>, Bool) in
+                let process = Process()
+                process.executableURL = URL(fileURLWithPath: writer)
+                process.arguments = [store.path, "r\(round)", "100000"]
+                let output = Pipe()
+                process.standardOutput = output
+                process.standardError = FileHandle.nullDevice
+                try process.run()
+                // Let it acknowledge a varying number of writes, then kill it without warning.
+                let target = 5 + round * 3
+                var buffer = Data()
+                var lines: [String] = []
+                while lines.count < target {
+                    let chunk = output.fileHandleForReading.availableData
+                    if chunk.isEmpty { break }
+                    buffer.append(chunk)
+                    lines = String(decoding: buffer, as: UTF8.self).split(separator: "\n").map(String.init)
+                }
+                kill(process.processIdentifier, SIGKILL)
+                process.waitUntilExit()
+                // Whatever was printed completely before the kill was acknowledged.
+                buffer.append(output.fileHandleForReading.availableData)
+                let text = String(decoding: buffer, as: UTF8.self)
+                let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
+                let printed = complete.split(separator: "\n").filter { $0.hasPrefix("done ") }.map { String($0.dropFirst(5)) }
+                return (Set(printed), process.terminationReason == .uncaughtSignal)
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            // Whatever was printed completely before the kill was acknowledged.
-            buffer.append(output.fileHandleForReading.availableData)
-            let text = String(decoding: buffer, as: UTF8.self)
-            let complete = text.hasSuffix("\n") ? text : String(text[..<(text.lastIndex(of: "\n") ?? text.startIndex)])
-            for line in complete.split(separator: "\n") where line.hasPrefix("done ") {
-                acknowledged.insert(String(line.dropFirst(5)))
-            }
-            #expect(process.terminationReason == .uncaughtSignal)
+            acknowledged.formUnion(printed)
+            #expect(signalled)
 
             let reopened = try Store<Tally>.open(at: store.path)
             let items = try reopened.items()
             #expect(acknowledged.isSubset(of: items), "lost: \(acknowledged.subtracting(items).sorted())")
             try reopened.add("after-\(round)")
             acknowledged.insert("after-\(round)")
-            try expectFsckClean(store.path)
+            try await expectFsckClean(store.path)
         }
         #expect(acknowledged.count > 8)
     }
@@ -105,29 +109,4 @@ struct ConcurrencyTests {
         try store.add("durable")
         #expect(try Store<Tally>.open(at: store.path).items() == ["durable"])
     }
-}
-
-extension Array where Element: Sendable {
-    /// Maps on separate threads at once; used to start child processes together.
-    func concurrentMap<T: Sendable>(_ transform: @escaping @Sendable (Element) throws -> T) throws -> [T] {
-        let results = Results<T>(count: count)
-        DispatchQueue.concurrentPerform(iterations: count) { index in
-            results.set(index, Result { try transform(self[index]) })
-        }
-        return try results.values.map { try $0!.get() }
-    }
-}
-
-private final class Results<T: Sendable>: @unchecked Sendable {
-    // Guarded by `lock`; each index is written once.
-    private var storage: [Result<T, any Error>?]
-    private let lock = NSLock()
-
-    init(count: Int) { storage = Array(repeating: nil, count: count) }
-
-    func set(_ index: Int, _ value: Result<T, any Error>) {
-        lock.withLock { storage[index] = value }
-    }
-
-    var values: [Result<T, any Error>?] { lock.withLock { storage } }
 }

@@ -94,22 +94,22 @@ struct ConformanceCorpusTests {
     }
 
     /// Builds a case's store the way FORMAT.md tells another implementation to.
-    static func build(_ name: String, in folder: TemporaryFolder) throws -> String {
+    static func build(_ name: String, in folder: TemporaryFolder) async throws -> String {
         let source = corpus.appendingPathComponent("stores/\(name)")
         let path = folder.child(name)
-        try git("init", "--bare", "-q", path)
-        try git("--git-dir", path, "symbolic-ref", "HEAD", "refs/heads/main")
+        try await git("init", "--bare", "-q", path)
+        try await git("--git-dir", path, "symbolic-ref", "HEAD", "refs/heads/main")
         try FileManager.default.copyItem(atPath: source.appendingPathComponent("forkstore.json").path, toPath: path + "/forkstore.json")
         let stream = try String(contentsOf: source.appendingPathComponent("import.fi"), encoding: .utf8)
-        let imported = try git("--git-dir", path, "fast-import", "--quiet", input: stream)
+        let imported = try await git("--git-dir", path, "fast-import", "--quiet", input: stream)
         #expect(imported.status == 0, "\(imported.stderr)")
         return path
     }
 
     @Test(arguments: storeCases)
-    func aStoreReadsAsTheCorpusSays(_ name: String) throws {
+    func aStoreReadsAsTheCorpusSays(_ name: String) async throws {
         let folder = TemporaryFolder()
-        let path = try Self.build(name, in: folder)
+        let path = try await Self.build(name, in: folder)
         let expected = try Self.json("stores/\(name)/expected.json")
         if case .string(let refusal)? = expected["refused"] {
             do {
@@ -132,7 +132,7 @@ struct ConformanceCorpusTests {
             let want = member.value
             if case .string(let refusal)? = want["refused"] {
                 do {
-                    if let records { _ = try records.records(in: fork) } else { _ = try values?.value(in: fork) }
+                    if let records { _ = try await records.records(in: fork) } else { _ = try await values?.value(in: fork) }
                     Issue.record("\(name)/\(fork): read, but the corpus says it is refused as \(refusal)")
                 } catch {
                     #expect(Self.kind(of: error) == refusal, "\(name)/\(fork)")
@@ -143,9 +143,9 @@ struct ConformanceCorpusTests {
                     .map { JSONValue.object([.init(key: "id", value: .string($0.id)), .init(key: "record", value: try $0.json.canonical)]) }
                 #expect(JSONValue.array(listed) == want["records"], "\(name)/\(fork)")
                 #expect(JSONValue.array(problems.map { .string($0.path) }) == want["problems"], "\(name)/\(fork)")
-                #expect(want["count"] == .number(String(try records.count(in: fork))), "\(name)/\(fork)")
+                #expect(want["count"] == .number(String(try await records.count(in: fork))), "\(name)/\(fork)")
             } else {
-                let value = try values?.value(in: fork)
+                let value = try await values?.value(in: fork)
                 #expect(try value.map { try $0.json.canonical } ?? .null == want["value"], "\(name)/\(fork)")
             }
         }
@@ -180,18 +180,18 @@ struct ConformanceCorpusTests {
 
     /// Each message of the table, committed by hand: the library reads the trailers and text
     /// the table gives (and refuses the malformed ones), and stock git reads the same trailers.
-    @Test func messagesReadAsTheTableSays() throws {
+    @Test func messagesReadAsTheTableSays() async throws {
         guard case .array(let rows) = try Self.json("messages.json") else {
             Issue.record("messages.json is not an array")
             return
         }
         let folder = TemporaryFolder()
         let store = try Store<AnyValue>.create(at: folder.child("store"))
-        let tree = try git("--git-dir", store.path, "rev-parse", "main^{tree}").stdout.trimmed
+        let tree = try await git("--git-dir", store.path, "rev-parse", "main^{tree}").stdout.trimmed
         for row in rows {
             guard case .string(let message)? = row["message"] else { continue }
             let object = "tree \(tree)\nauthor A <a@b> 1700000000 +0000\ncommitter A <a@b> 1700000000 +0000\n\n\(message)"
-            let hex = try git("--git-dir", store.path, "hash-object", "-t", "commit", "-w", "--stdin", input: object).stdout.trimmed
+            let hex = try await git("--git-dir", store.path, "hash-object", "-t", "commit", "-w", "--stdin", input: object).stdout.trimmed
             let id = try #require(CommitID(hex))
             let commit = try store.commit(id)
             if row["malformed"] == .bool(true) {
@@ -206,12 +206,12 @@ struct ConformanceCorpusTests {
             let trailers = JSONValue.array(commit.trailers.map { .array([.string($0.key), .string($0.value)]) })
             #expect(trailers == row["trailers"], "\(message.debugDescription)")
             #expect(.string(commit.message) == row["text"], "\(message.debugDescription)")
-            let parsed = try git("interpret-trailers", "--parse", input: message).stdout
-            let logged = try git("--git-dir", store.path, "log", "-1", "--format=%(trailers:only,unfold)", hex).stdout
+            let parsed = try await git("interpret-trailers", "--parse", input: message).stdout
+            let logged = try await git("--git-dir", store.path, "log", "-1", "--format=%(trailers:only,unfold)", hex).stdout
             let lines = commit.trailers.map { "\($0.key): \($0.value)\n" }.joined()
             #expect(parsed == lines, "git interpret-trailers: \(message.debugDescription)")
             #expect(logged.trimmingCharacters(in: .newlines) == lines.trimmingCharacters(in: .newlines), "git log: \(message.debugDescription)")
-            if commit.modelVersion != nil { _ = try store.value(at: id) }
+            if commit.modelVersion != nil { _ = try await store.value(at: id) }
         }
     }
 }

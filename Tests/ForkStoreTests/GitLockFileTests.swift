@@ -40,10 +40,10 @@ struct GitLockFileTests {
 
         let printed = try await onOwnThread { try transaction.commit() }
         #expect(printed.contains("commit: ok"), "\(printed)")
-        #expect(try git("--git-dir", store.path, "rev-parse", "main").stdout.hasPrefix(first))
+        #expect(try await git("--git-dir", store.path, "rev-parse", "main").stdout.hasPrefix(first))
         try store.add("after")
         #expect(try store.items() == ["first", "after"])
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
     @Test func onlyALockFileUntouchedForTenMinutesIsStale() async throws {
@@ -69,10 +69,10 @@ struct GitLockFileTests {
         try store.add("after")
         #expect(!FileManager.default.fileExists(atPath: lock))
         #expect(try store.items() == ["before", "after"])
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func aLockFileAKilledWriterLeftIsRemovedAndGitRespectsItMeanwhile() throws {
+    @Test func aLockFileAKilledWriterLeftIsRemovedAndGitRespectsItMeanwhile() async throws {
         let (folder, store) = try makeStore()
         _ = folder
         let head = try store.add("before").id.description
@@ -83,7 +83,7 @@ struct GitLockFileTests {
         let lock = store.path + "/refs/heads/main.lock"
         #expect(FileManager.default.createFile(atPath: lock, contents: Data("\(target)\n".utf8)))
         // git honours the lock as its own.
-        let refused = try git("--git-dir", store.path, "update-ref", "refs/heads/main", head)
+        let refused = try await git("--git-dir", store.path, "update-ref", "refs/heads/main", head)
         #expect(refused.status != 0 && refused.stderr.contains("main.lock"))
 
         let reopened = try Store<Tally>.open(at: store.path)
@@ -91,8 +91,8 @@ struct GitLockFileTests {
         #expect(!FileManager.default.fileExists(atPath: lock))
         #expect(try reopened.items() == ["before", "after"])
         #expect(try String(contentsOfFile: store.path + "/forkstore.flock", encoding: .utf8).isEmpty)
-        #expect(try git("--git-dir", store.path, "update-ref", "refs/heads/side", head).status == 0)
-        try expectFsckClean(store.path)
+        #expect(try await git("--git-dir", store.path, "update-ref", "refs/heads/side", head).status == 0)
+        try await expectFsckClean(store.path)
     }
 
     @Test func aLockFileTheKilledWritersNoteDoesNotExplainStays() async throws {

@@ -5,22 +5,22 @@ import Testing
 
 @Suite("Merging forks")
 struct MergeTests {
-    @Test func removalAgainstEditKeepsTheEditWhicheverSideRemoved() throws {
+    @Test func removalAgainstEditKeepsTheEditWhicheverSideRemoved() async throws {
         for removeOnMain in [true, false] {
             let (folder, store) = try makeStore(Doc.self)
             _ = folder
-            try store.save(Doc(title: "draft"))
+            try await store.save(Doc(title: "draft"))
             let ui = try Fork("ui")
             try store.createFork(ui)
-            try store.remove(from: removeOnMain ? .main : ui)
-            try store.save(Doc(title: "edited"), to: removeOnMain ? ui : .main)
+            try await store.remove(from: removeOnMain ? .main : ui)
+            try await store.save(Doc(title: "edited"), to: removeOnMain ? ui : .main)
             guard case .merged(let merge, _) = try store.mergeIntoMain(from: ui) else {
                 Issue.record("expected a merge commit")
                 continue
             }
             #expect(merge.trailer("Merge-Strategy") == "edit-wins-over-removal")
-            #expect(try store.value() == Doc(title: "edited"))
-            try expectFsckClean(store.path)
+            #expect(try await store.value() == Doc(title: "edited"))
+            try await expectFsckClean(store.path)
         }
     }
 
@@ -36,43 +36,43 @@ struct MergeTests {
         #expect(try store.value() == nil)
     }
 
-    @Test func lastWriterWinsPicksTheSameSideWhicheverForkMerges() throws {
+    @Test func lastWriterWinsPicksTheSameSideWhicheverForkMerges() async throws {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder
-        try store.save(Doc(title: "base"))
+        try await store.save(Doc(title: "base"))
         let x = try Fork("x"), y = try Fork("y"), xCopy = try Fork("x-copy"), yCopy = try Fork("y-copy")
         try store.createFork(x)
         try store.createFork(y)
-        try store.save(Doc(title: "from x"), to: x)
-        try store.save(Doc(title: "from y", count: 3), to: y)
+        try await store.save(Doc(title: "from x"), to: x)
+        try await store.save(Doc(title: "from y", count: 3), to: y)
         try store.createFork(xCopy, from: x)
         try store.createFork(yCopy, from: y)
         try store.merge(from: y, into: x)
         try store.merge(from: xCopy, into: yCopy)
-        let one = try store.value(in: x), two = try store.value(in: yCopy)
+        let one = try await store.value(in: x), two = try await store.value(in: yCopy)
         #expect(one == two)
         #expect(try store.head(of: x).trailer("Merge-Strategy") == "last-writer-wins")
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func crissCrossWithLastWriterWinsConvergesToo() throws {
+    @Test func crissCrossWithLastWriterWinsConvergesToo() async throws {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder
-        try store.save(Doc(title: "base"))
+        try await store.save(Doc(title: "base"))
         let a = try Fork("a"), b = try Fork("b"), bEarly = try Fork("b-early"), aCopy = try Fork("a-copy")
         try store.createFork(a)
         try store.createFork(b)
-        try store.save(Doc(title: "a1"), to: a)
-        try store.save(Doc(title: "b1"), to: b)
+        try await store.save(Doc(title: "a1"), to: a)
+        try await store.save(Doc(title: "b1"), to: b)
         try store.createFork(bEarly, from: b)
         try store.merge(from: a, into: b)
         try store.merge(from: bEarly, into: a)
-        try store.save(Doc(title: "a2", count: 1), to: a)
-        try store.save(Doc(title: "b2", count: 2), to: b)
+        try await store.save(Doc(title: "a2", count: 1), to: a)
+        try await store.save(Doc(title: "b2", count: 2), to: b)
         try store.createFork(aCopy, from: a)
         try store.merge(from: b, into: a)
         try store.merge(from: aCopy, into: b)
-        #expect(try store.value(in: a) == store.value(in: b))
-        try expectFsckClean(store.path)
+        #expect(try await store.value(in: a) == store.value(in: b))
+        try await expectFsckClean(store.path)
     }
 }

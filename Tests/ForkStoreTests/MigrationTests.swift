@@ -76,20 +76,20 @@ struct MigrationTests {
         #expect(throws: StoreError.self) { try Store<GapPlan>.open(at: path) }
     }
 
-    @Test func olderRecordsAreMigratedWhenRead() throws {
+    @Test func olderRecordsAreMigratedWhenRead() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("tasks")
         let v1 = try RecordStore<TaskV1>.create(at: path)
-        try v1.save([TaskV1(id: "a", title: "open", done: false), TaskV1(id: "b", title: "closed", done: true)])
+        try await v1.save([TaskV1(id: "a", title: "open", done: false), TaskV1(id: "b", title: "closed", done: true)])
         let v2 = try RecordStore<TaskV2>.open(at: path)
-        #expect(try v2.record("a")?.completedAt == nil)
-        #expect(try v2.record("b")?.completedAt != nil)
+        #expect(try await v2.record("a")?.completedAt == nil)
+        #expect(try await v2.record("b")?.completedAt != nil)
         // A version-2 write next to version-1 records: each record keeps its own stamp.
-        try v2.save(TaskV2(id: "c", title: "new", completedAt: nil, due: Date(timeIntervalSinceReferenceDate: 0)))
-        #expect(try v2.count() == 3)
-        let c = try git("--git-dir", path, "show", "main:\(RecordPath(id: "c"))").stdout
+        try await v2.save(TaskV2(id: "c", title: "new", completedAt: nil, due: Date(timeIntervalSinceReferenceDate: 0)))
+        #expect(try await v2.count() == 3)
+        let c = try await git("--git-dir", path, "show", "main:\(RecordPath(id: "c"))").stdout
         #expect(c.contains("\"modelVersion\": 2"))
-        let a = try git("--git-dir", path, "show", "main:\(RecordPath(id: "a"))").stdout
+        let a = try await git("--git-dir", path, "show", "main:\(RecordPath(id: "a"))").stdout
         #expect(a.contains("\"modelVersion\": 1"))
         // The version-1 app cannot read the version-2 record, and says so.
         #expect {

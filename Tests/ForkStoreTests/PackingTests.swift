@@ -22,32 +22,32 @@ func objectFiles(_ store: String) -> Int {
 
 @Suite("Packing and crashes")
 struct PackingTests {
-    @Test func looseObjectsArePackedOnPolicyAndOnDemandWithNothingLost() throws {
+    @Test func looseObjectsArePackedOnPolicyAndOnDemandWithNothingLost() async throws {
         let folder = TemporaryFolder()
         var options = StoreOptions()
         options.packThreshold = 64
         let films = try RecordStore<Film>.create(at: folder.child("films"), options: options)
         for round in 0..<130 {
-            try films.save(Film(id: "film-\(round)", title: "Title \(round)", year: round))
+            try await films.save(Film(id: "film-\(round)", title: "Title \(round)", year: round))
         }
-        let counted = try git("--git-dir", films.path, "count-objects", "-v").stdout
+        let counted = try await git("--git-dir", films.path, "count-objects", "-v").stdout
         func value(_ key: String) -> Int {
             counted.split(separator: "\n").first { $0.hasPrefix(key + ":") }
                 .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
         }
         #expect(value("in-pack") > 0, "the policy packed: \(counted)")
         try films.pack()
-        let after = try git("--git-dir", films.path, "count-objects", "-v").stdout
+        let after = try await git("--git-dir", films.path, "count-objects", "-v").stdout
         #expect(after.contains("count: 0"))
-        #expect(try films.count() == 130)
-        #expect(try RecordStore<Film>.open(at: films.path).record("film-77")?.year == 77)
-        try expectFsckClean(films.path)
+        #expect(try await films.count() == 130)
+        #expect(try await RecordStore<Film>.open(at: films.path).record("film-77")?.year == 77)
+        try await expectFsckClean(films.path)
     }
 
-    @Test func leftoversOfAKilledWriterAreRemovedByTheNextWrite() throws {
+    @Test func leftoversOfAKilledWriterAreRemovedByTheNextWrite() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
-        try store.save(StressItem(id: "a", text: "before"))
+        try await store.save(StressItem(id: "a", text: "before"))
         let orphan = store.path + "/objects/pack/pack-" + String(repeating: "ab", count: 20)
         let leftovers = [
             store.path + "/objects/pack/pack_git2_1a2b3c", store.path + "/objects/ab/tmp_object_git2_x9y8",
@@ -57,12 +57,12 @@ struct PackingTests {
         try FileManager.default.createDirectory(atPath: store.path + "/objects/ab", withIntermediateDirectories: true)
         for path in leftovers { #expect(FileManager.default.createFile(atPath: path, contents: Data(count: 4096))) }
         let reopened = try RecordStore<StressItem>.open(at: store.path)
-        try reopened.save(StressItem(id: "b", text: "after"))
+        try await reopened.save(StressItem(id: "b", text: "after"))
         for path in leftovers { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func aLockFileALiveProcessHoldsIsWaitedForNotDeleted() throws {
+    @Test func aLockFileALiveProcessHoldsIsWaitedForNotDeleted() async throws {
         let (folder, store) = try makeStore()
         _ = folder
         try store.add("before")
@@ -71,37 +71,32 @@ struct PackingTests {
         #expect(FileManager.default.createFile(atPath: lock, contents: Data("0000\n".utf8)))
         try FileManager.default.setAttributes([.modificationDate: Date().addingTimeInterval(-60)], ofItemAtPath: lock)
         let holder = try #require(FileHandle(forUpdatingAtPath: lock))
-        let finished = DispatchSemaphore(value: 0)
-        let outcome = Mutex<Result<Commit, any Error>?>(nil)
-        Thread.detachNewThread {
-            outcome.withLock { $0 = Result { try store.add("after") } }
-            finished.signal()
-        }
-        Thread.sleep(forTimeInterval: 0.7)
+        // The write waits for the lock on a thread of its own.
+        let writer = Task { try await onOwnThread { try store.add("after") } }
+        try await Task.sleep(for: .milliseconds(700))
         #expect(FileManager.default.fileExists(atPath: lock), "the store deleted a lock a live process held")
         // The other process finishes: it closes and removes its lock.
         try holder.close()
         try FileManager.default.removeItem(atPath: lock)
-        #expect(finished.wait(timeout: .now() + 10) == .success)
-        _ = try #require(outcome.withLock { $0 }).get()
+        _ = try await writer.value
         #expect(try store.items() == ["before", "after"])
     }
 
-    @Test func anImportKilledAtAnyMomentLosesNoAcknowledgedRecord() throws {
+    @Test func anImportKilledAtAnyMomentLosesNoAcknowledgedRecord() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
         var acknowledged = 0
         for round in 0..<6 {
-            let done = try runStressWriter(
+            let done = try await runStressWriter(
                 ["import", store.path, "r\(round)", "200000", "100"], killAfter: 1 + round % 3)
             acknowledged = max(acknowledged, 0) + (done.last.flatMap { Int($0) } ?? 0)
             let reopened = try RecordStore<StressItem>.open(at: store.path)
             let last = try #require(done.last.flatMap { Int($0) })
             for index in stride(from: 0, to: last, by: max(1, last / 50)) {
-                #expect(try reopened.record("r\(round)-\(index)") != nil, "round \(round): r\(round)-\(index) lost")
+                #expect(try await reopened.record("r\(round)-\(index)") != nil, "round \(round): r\(round)-\(index) lost")
             }
-            try reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
-            try expectFsckClean(store.path)
+            try await reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
+            try await expectFsckClean(store.path)
             let pack = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
             #expect(!pack.contains { $0.hasPrefix("pack_git2_") || $0.hasPrefix("tmp_") }, "temporary files left: \(pack)")
         }
@@ -111,19 +106,19 @@ struct PackingTests {
     @Test func anImportAndOneByOneWritesFromTwoProcessesLoseNothing() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
-        async let imported = Task.detached { try runStressWriter(["import", store.path, "bulk", "20000", "500"], killAfter: nil) }.value
-        async let saved = Task.detached { try runStressWriter(["save", store.path, "single", "150"], killAfter: nil) }.value
+        async let imported = runStressWriter(["import", store.path, "bulk", "20000", "500"], killAfter: nil)
+        async let saved = runStressWriter(["save", store.path, "single", "150"], killAfter: nil)
         let (bulk, single) = try await (imported, saved)
         #expect(bulk.last == "20000" && single.count == 150)
         let reopened = try RecordStore<StressItem>.open(at: store.path)
         #expect(try await reopened.count() == 20_150)
         let ids = Set(try await reopened.records().map(\.id))
         #expect(ids.count == 20_150 && ids.contains("bulk-19999") && ids.contains("single-149"))
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
         #expect(objectFiles(store.path) < 200, "\(objectFiles(store.path)) files")
     }
 
-    @Test func anImportWritesOnePackWithTheNewestTreesWholeAndTheRestAsDeltas() throws {
+    @Test func anImportWritesOnePackWithTheNewestTreesWholeAndTheRestAsDeltas() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
         var next = 0
@@ -137,7 +132,7 @@ struct PackingTests {
         #expect(packs.count == 1, "\(packs)")
         let pack = try #require(packs.first)
         // git applies every delta we wrote: the pack verifies and the store is sound.
-        let verified = try git("verify-pack", "-v", folderOfPacks + "/" + pack)
+        let verified = try await git("verify-pack", "-v", folderOfPacks + "/" + pack)
         #expect(verified.status == 0, "\(verified.stderr)")
         func deltas(of kind: String) -> Int {
             verified.stdout.split(separator: "\n").filter { line in
@@ -150,17 +145,17 @@ struct PackingTests {
         #expect(deltas(of: "tree") >= 7, "\(verified.stdout.suffix(600))")
         #expect(verified.stdout.contains("chain length = 7"), "\(verified.stdout.suffix(600))")
         #expect(deltas(of: "blob") > 3_000, "\(verified.stdout.suffix(600))")
-        let newestRecordsTree = try git("--git-dir", store.path, "rev-parse", "main:records").stdout
+        let newestRecordsTree = try await git("--git-dir", store.path, "rev-parse", "main:records").stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(verified.stdout.contains("\(newestRecordsTree) tree "), "\(verified.stdout.suffix(600))")
         #expect(!verified.stdout.split(separator: "\n").contains { $0.hasPrefix(newestRecordsTree) && $0.split(separator: " ").count == 7 })
-        try expectFsckClean(store.path)
-        #expect(try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout.split(separator: "\n").count == 4_000)
-        #expect(try store.count() == 4_000)
-        #expect(try store.record("item-3999")?.text == "text 3999")
+        try await expectFsckClean(store.path)
+        #expect(try await git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout.split(separator: "\n").count == 4_000)
+        #expect(try await store.count() == 4_000)
+        #expect(try await store.record("item-3999")?.text == "text 3999")
     }
 
-    @Test func packsRollIntoOneKeepingTheirDeltasAndDroppingDuplicates() throws {
+    @Test func packsRollIntoOneKeepingTheirDeltasAndDroppingDuplicates() async throws {
         let folder = TemporaryFolder()
         var options = StoreOptions()
         options.packThreshold = 10_000
@@ -169,11 +164,11 @@ struct PackingTests {
             StressItem(id: "item-\(index)", text: String(repeating: "shared text \(index) ", count: 40) + "round \(round)")
         }
         // Batches large enough to become packs; then single saves, left loose.
-        for round in 0..<4 { try store.save((0..<40).map { item($0, round) }) }
-        for index in 0..<10 { try store.save(item(index, 4)) }
+        for round in 0..<4 { try await store.save((0..<40).map { item($0, round) }) }
+        for index in 0..<10 { try await store.save(item(index, 4)) }
         // git's own pack of everything, with offset deltas: the packed objects a second time,
         // and the loose ones, some of them deltas against objects of the first kind.
-        #expect(try git("--git-dir", store.path, "repack", "-a", "-q").status == 0)
+        #expect(try await git("--git-dir", store.path, "repack", "-a", "-q").status == 0)
         let folderOfPacks = store.path + "/objects/pack"
         let before = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }
         #expect(before.count >= 5)
@@ -183,19 +178,19 @@ struct PackingTests {
         let after = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks)
         #expect(after.filter { $0.hasSuffix(".pack") }.count == 1, "\(after)")
         #expect(after.filter { $0.hasSuffix(".idx") }.count == 1 && !after.contains { $0.hasSuffix(".rev") }, "\(after)")
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
         let pack = try #require(after.first { $0.hasSuffix(".idx") })
-        let verified = try git("verify-pack", "-v", folderOfPacks + "/" + pack)
+        let verified = try await git("verify-pack", "-v", folderOfPacks + "/" + pack)
         #expect(verified.status == 0 && verified.stdout.contains("chain length = 1"), "no deltas kept: \(verified.stdout.suffix(400))")
-        let unique = try git("--git-dir", store.path, "cat-file", "--batch-all-objects", "--batch-check").stdout
+        let unique = try await git("--git-dir", store.path, "cat-file", "--batch-all-objects", "--batch-check").stdout
             .split(separator: "\n").count
-        let counted = try git("--git-dir", store.path, "count-objects", "-v").stdout
+        let counted = try await git("--git-dir", store.path, "count-objects", "-v").stdout
         #expect(counted.contains("in-pack: \(unique)\n"), "objects twice in the pack: \(unique) unique; \(counted)")
         // The handle that had the old packs open reads on, and so does a new one.
         for reader in [store, try RecordStore<StressItem>.open(at: store.path)] {
-            #expect(try reader.records().count == 40)
-            #expect(try reader.record("item-3")?.text.hasSuffix("round 4") == true)
-            #expect(try reader.record("item-30")?.text.hasSuffix("round 3") == true)
+            #expect(try await reader.records().count == 40)
+            #expect(try await reader.record("item-3")?.text.hasSuffix("round 4") == true)
+            #expect(try await reader.record("item-30")?.text.hasSuffix("round 3") == true)
         }
     }
 
@@ -203,7 +198,7 @@ struct PackingTests {
     /// handle lets them go at its next use (before, a 1 GB import ended with 60 MB of indexes
     /// of removed packs mapped).
     @Test(.enabled(if: FileManager.default.fileExists(atPath: "/proc/self/maps")))
-    func aStoreLetsGoOfThePacksARollUpRemoved() throws {
+    func aStoreLetsGoOfThePacksARollUpRemoved() async throws {
         let folder = TemporaryFolder()
         let store = try Self.storeOfThreePacks(in: folder)
         let folderOfPacks = store.path + "/objects/pack/"
@@ -211,7 +206,7 @@ struct PackingTests {
         #expect(old.count == 3)
         // A handle of its own, which has cached nothing: its reads map every pack's index.
         let reader = try RecordStore<StressItem>.open(at: store.path)
-        #expect(try reader.records().count == 40)
+        #expect(try await reader.records().count == 40)
         func mapped() throws -> [String] {
             let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
             return old.filter { maps.contains(folderOfPacks + $0) }
@@ -221,11 +216,11 @@ struct PackingTests {
         guard try !mapped().isEmpty else { return }
 
         _ = try store.pack()
-        #expect(try reader.record("item-3")?.text == "round 2 3")
+        #expect(try await reader.record("item-3")?.text == "round 2 3")
 
         let stillMapped = try mapped()
         #expect(stillMapped.isEmpty, "removed packs still mapped: \(stillMapped)")
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
     /// 40 records saved three times as batches, each batch a pack of its own.
@@ -255,7 +250,7 @@ struct PackingTests {
         #expect(!after.contains { $0.hasPrefix("tmp_") }, "temporary files left: \(after)")
     }
 
-    @Test func aRollUpWhoseNewPackDoesNotReadBackKeepsEveryOldPack() throws {
+    @Test func aRollUpWhoseNewPackDoesNotReadBackKeepsEveryOldPack() async throws {
         let folder = TemporaryFolder()
         let store = try Self.storeOfThreePacks(in: folder)
         let folderOfPacks = store.path + "/objects/pack/"
@@ -273,60 +268,61 @@ struct PackingTests {
             }
         } throws: { "\($0)".contains("did not read back, the old packs are kept") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).sorted() == before)
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
         let reopened = try RecordStore<StressItem>.open(at: store.path)
-        #expect(try reopened.records().count == 40)
-        #expect(try reopened.record("item-7")?.text == "round 2 7")
+        #expect(try await reopened.records().count == 40)
+        #expect(try await reopened.record("item-7")?.text == "round 2 7")
         // Undamaged, the same roll-up goes through.
         #expect(try repository.rollUp(repository.packs()) > 0)
         #expect(try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }.count == 1)
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func aRollUpKilledAtAnyMomentLosesNothing() throws {
+    @Test func aRollUpKilledAtAnyMomentLosesNothing() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<StressItem>.create(at: folder.child("store"))
         for round in 0..<6 {
             // Enough equal packs that the roll-up copies them all.
             for batch in 0..<12 {
-                try store.save((0..<60).map { StressItem(id: "r\(round)-\(batch)-\($0)", text: String(repeating: "text \($0) ", count: 20)) })
+                try await store.save((0..<60).map { StressItem(id: "r\(round)-\(batch)-\($0)", text: String(repeating: "text \($0) ", count: 20)) })
             }
-            let done = try runStressWriter(["pack", store.path], killAfter: 1, delay: Double(round) * 0.01)
+            let done = try await runStressWriter(["pack", store.path], killAfter: 1, delay: Double(round) * 0.01)
             #expect(done.first == "start")
             let reopened = try RecordStore<StressItem>.open(at: store.path)
-            #expect(try reopened.count() == (round + 1) * 12 * 60)
-            #expect(try reopened.records().count == (round + 1) * 12 * 60, "round \(round)")
-            try expectFsckClean(store.path)
-            try reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
+            #expect(try await reopened.count() == (round + 1) * 12 * 60)
+            #expect(try await reopened.records().count == (round + 1) * 12 * 60, "round \(round)")
+            try await expectFsckClean(store.path)
+            try await reopened.save(StressItem(id: "after-\(round)", text: "the next write works"))
             let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
             #expect(!files.contains { $0.hasPrefix("pack_git2_") || $0.hasPrefix("tmp_") }, "temporary files left: \(files)")
-            try reopened.delete("after-\(round)")
+            try await reopened.delete("after-\(round)")
         }
         _ = try store.pack()
         let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
         #expect(files.filter { $0.hasSuffix(".pack") }.count == 1 && files.count == 2, "\(files)")
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 }
 
 @Suite("A fetched pack moved into the store")
 struct PackAdoptionTests {
     /// A repository whose objects are three blobs in one pack, made by git itself.
-    private func packedSource(_ folder: TemporaryFolder) throws -> (Repository, ids: [ObjectID]) {
+    private func packedSource(_ folder: TemporaryFolder) async throws -> (Repository, ids: [ObjectID]) {
         let path = folder.child("source.git")
         _ = try Repository.createBare(at: path, initialBranch: "main")
-        let ids = try ["one", "two", "three"].map { text in
-            try #require(ObjectID(hex: try git("--git-dir", path, "hash-object", "-w", "--stdin", input: text).stdout
-                .trimmingCharacters(in: .whitespacesAndNewlines)))
+        var ids: [ObjectID] = []
+        for text in ["one", "two", "three"] {
+            ids.append(try #require(ObjectID(hex: try await git("--git-dir", path, "hash-object", "-w", "--stdin", input: text).stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines))))
         }
-        #expect(try git("--git-dir", path, "pack-objects", "-q", path + "/objects/pack/pack", input: ids.map(\.hex).joined(separator: "\n") + "\n").status == 0)
-        _ = try git("--git-dir", path, "prune-packed")
+        #expect(try await git("--git-dir", path, "pack-objects", "-q", path + "/objects/pack/pack", input: ids.map(\.hex).joined(separator: "\n") + "\n").status == 0)
+        _ = try await git("--git-dir", path, "prune-packed")
         return (try Repository.openBare(at: path), ids)
     }
 
-    @Test func aPackHoldingOnlyCheckedObjectsIsMovedAsItIs() throws {
+    @Test func aPackHoldingOnlyCheckedObjectsIsMovedAsItIs() async throws {
         let folder = TemporaryFolder()
-        let (source, ids) = try packedSource(folder)
+        let (source, ids) = try await packedSource(folder)
         let packs = try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").sorted()
         let target = try Repository.createBare(at: folder.child("target.git"), initialBranch: "main")
         #expect(try target.adoptPacks(of: source, holdingOnly: Set(ids)))
@@ -337,18 +333,18 @@ struct PackAdoptionTests {
             #expect(try inode(source.gitDirectory + "objects/pack/" + name) == inode(target.gitDirectory + "objects/pack/" + name))
         }
         for id in ids { #expect(target.contains(id)) }
-        #expect(try git("--git-dir", target.gitDirectory, "fsck", "--strict").status == 0)
+        #expect(try await git("--git-dir", target.gitDirectory, "fsck", "--strict").status == 0)
     }
 
-    @Test func aPackHoldingAnythingElseIsLeftWhereItIs() throws {
+    @Test func aPackHoldingAnythingElseIsLeftWhereItIs() async throws {
         let folder = TemporaryFolder()
-        let (source, ids) = try packedSource(folder)
+        let (source, ids) = try await packedSource(folder)
         let target = try Repository.createBare(at: folder.child("target.git"), initialBranch: "main")
         #expect(try !target.adoptPacks(of: source, holdingOnly: Set(ids.dropLast())))
         #expect(try FileManager.default.contentsOfDirectory(atPath: target.gitDirectory + "objects/pack").isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: source.gitDirectory + "objects/pack").count == 2)
         // What the target holds already need not have been checked again.
-        _ = try git("--git-dir", target.gitDirectory, "hash-object", "-w", "--stdin", input: "three")
+        _ = try await git("--git-dir", target.gitDirectory, "hash-object", "-w", "--stdin", input: "three")
         try target.refreshObjects()
         #expect(try target.adoptPacks(of: source, holdingOnly: Set(ids.dropLast())))
     }

@@ -5,20 +5,20 @@ import Testing
 
 @Suite("Reading and writing values")
 struct ReadWriteTests {
-    @Test func saveUpdateRemoveAndReadAtEveryCommit() throws {
+    @Test func saveUpdateRemoveAndReadAtEveryCommit() async throws {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder
-        let first = try store.save(Doc(title: "one"))
-        let second = try store.update { $0?.count += 5 }
-        #expect(try store.value() == Doc(title: "one", count: 5))
-        let removal = try store.remove()
-        #expect(try store.value() == nil)
-        #expect(try store.value(at: first.id) == Doc(title: "one"))
-        #expect(try store.value(at: second.id) == Doc(title: "one", count: 5))
-        #expect(try store.value(at: removal.id) == nil)
+        let first = try await store.save(Doc(title: "one"))
+        let second = try await store.update { $0?.count += 5 }
+        #expect(try await store.value() == Doc(title: "one", count: 5))
+        let removal = try await store.remove()
+        #expect(try await store.value() == nil)
+        #expect(try await store.value(at: first.id) == Doc(title: "one"))
+        #expect(try await store.value(at: second.id) == Doc(title: "one", count: 5))
+        #expect(try await store.value(at: removal.id) == nil)
         #expect(removal.parents == [second.id])
         // The tombstone is a commit whose tree holds no value.
-        let tree = try git("--git-dir", store.path, "ls-tree", removal.id.hex)
+        let tree = try await git("--git-dir", store.path, "ls-tree", removal.id.hex)
         #expect(tree.status == 0 && tree.stdout.isEmpty)
     }
 

@@ -39,55 +39,55 @@ struct ReaderStrictnessTests {
     }
 
     /// Adds files to main's tree with git's plumbing and commits them by hand, stamped.
-    private func addByHand(_ files: [String: String], to store: String) throws {
+    private func addByHand(_ files: [String: String], to store: String) async throws {
         let index = store + "/hand-index"
         let environment = ["GIT_INDEX_FILE": index]
-        try git(["--git-dir", store, "read-tree", "main"], environment: environment)
+        try await git(["--git-dir", store, "read-tree", "main"], environment: environment)
         for (path, content) in files {
-            let blob = try git("--git-dir", store, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
-            try git(["--git-dir", store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], environment: environment)
+            let blob = try await git("--git-dir", store, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
+            try await git(["--git-dir", store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], environment: environment)
         }
-        let tree = try git(["--git-dir", store, "write-tree"], environment: environment).stdout.trimmed
+        let tree = try await git(["--git-dir", store, "write-tree"], environment: environment).stdout.trimmed
         try FileManager.default.removeItem(atPath: index)
-        let commit = try git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n").stdout.trimmed
-        try git("--git-dir", store, "update-ref", "refs/heads/main", commit)
+        let commit = try await git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n").stdout.trimmed
+        try await git("--git-dir", store, "update-ref", "refs/heads/main", commit)
     }
 
-    @Test func entriesTheLayoutDoesNotNameAreIgnoredAndKept() throws {
+    @Test func entriesTheLayoutDoesNotNameAreIgnoredAndKept() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<Card>.create(at: folder.child("store"))
-        try store.save([Card(id: "a", title: "A"), Card(id: "b", title: "B")])
-        try addByHand([
+        try await store.save([Card(id: "a", title: "A"), Card(id: "b", title: "B")])
+        try await addByHand([
             "README": "not a record\n", "records/00/00/notes.txt": "not a record either\n",
             "records/zz/00/x.json": "{}\n", "records/README.md": "hello\n",
         ], to: store.path)
-        #expect(try store.count() == 2)
-        #expect(try Set(store.records().map(\.id)) == ["a", "b"])
-        try store.save(Card(id: "c", title: "C"))
-        #expect(try store.count() == 3)
-        let tree = try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
+        #expect(try await store.count() == 2)
+        #expect(try await Set(store.records().map(\.id)) == ["a", "b"])
+        try await store.save(Card(id: "c", title: "C"))
+        #expect(try await store.count() == 3)
+        let tree = try await git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
         for kept in ["README", "records/00/00/notes.txt", "records/zz/00/x.json", "records/README.md"] {
             #expect(tree.contains(kept + "\n"), "\(kept) was dropped")
         }
-        try store.delete("c")
-        #expect(try store.count() == 2)
+        try await store.delete("c")
+        #expect(try await store.count() == 2)
     }
 
-    @Test func aRecordAtAPathItsIdDoesNotGiveIsAProblemNotARecord() throws {
+    @Test func aRecordAtAPathItsIdDoesNotGiveIsAProblemNotARecord() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<Card>.create(at: folder.child("store"))
-        try store.save(Card(id: "a", title: "A"))
-        let path = try #require(try git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
+        try await store.save(Card(id: "a", title: "A"))
+        let path = try #require(try await git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
             .split(separator: "\n").first.map(String.init))
-        let blob = try git("--git-dir", store.path, "show", "main:\(path)").stdout
+        let blob = try await git("--git-dir", store.path, "show", "main:\(path)").stdout
         // The same blob again at the path of id "b": a copy, not a second record.
         let other = RecordPath(id: "b").description
-        try addByHand([other: blob], to: store.path)
+        try await addByHand([other: blob], to: store.path)
         let (records, problems) = try store.recordsAndProblems()
         #expect(records.map(\.id) == ["a"])
         #expect(problems.map(\.path) == [other])
         #expect(throws: StoreError.self) { try store.record("b") }
-        #expect(try store.record("a")?.title == "A")
+        #expect(try await store.record("a")?.title == "A")
     }
 
     /// The envelope's id, the path and the record's own id agree, and the envelope's
@@ -99,13 +99,13 @@ struct ReaderStrictnessTests {
         #"{"id":"b","modelVersion":0,"record":{"id":"b","title":"B"}}"#,
         #"{"id":"b","modelVersion":"1","record":{"id":"b","title":"B"}}"#,
     ])
-    func aRecordWithAnEnvelopeThatDisagreesIsAProblemNotARecord(_ text: String) throws {
+    func aRecordWithAnEnvelopeThatDisagreesIsAProblemNotARecord(_ text: String) async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<Card>.create(at: folder.child("store"))
-        try store.save(Card(id: "a", title: "A"))
+        try await store.save(Card(id: "a", title: "A"))
         let blob = String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
         let path = RecordPath(id: "b").description
-        try addByHand([path: blob], to: store.path)
+        try await addByHand([path: blob], to: store.path)
         let (records, problems) = try store.recordsAndProblems()
         #expect(records.map(\.id) == ["a"])
         #expect(problems.map(\.path) == [path])
@@ -156,21 +156,21 @@ struct ReaderStrictnessTests {
         var fromVersion: Int?
     }
 
-    @Test func aMigratedRecordReadsTheSameWhereverAndWheneverItIsRead() throws {
+    @Test func aMigratedRecordReadsTheSameWhereverAndWheneverItIsRead() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")
         let old = try RecordStore<Card>.create(at: path)
-        try old.save(Card(id: "x/1", title: "old"))
+        try await old.save(Card(id: "x/1", title: "old"))
         let store = try RecordStore<CardV2>.open(at: path)
-        let first = try store.record("x/1")
+        let first = try await store.record("x/1")
         #expect(first == CardV2(id: "x/1", title: "old", migratedFor: "x/1", fromVersion: 1))
-        Thread.sleep(forTimeInterval: 1.1)
-        try store.save(CardV2(id: "other", title: "new"))
+        try await Task.sleep(for: .milliseconds(1100))
+        try await store.save(CardV2(id: "other", title: "new"))
         let fork = try Fork("later")
         try store.createFork(fork)
-        try store.save(CardV2(id: "another", title: "new"), to: fork)
-        #expect(try store.record("x/1") == first)
-        #expect(try store.record("x/1", in: fork) == first)
-        #expect(try store.records().first { $0.id == "x/1" } == first)
+        try await store.save(CardV2(id: "another", title: "new"), to: fork)
+        #expect(try await store.record("x/1") == first)
+        #expect(try await store.record("x/1", in: fork) == first)
+        #expect(try await store.records().first { $0.id == "x/1" } == first)
     }
 }

@@ -28,27 +28,28 @@ struct RecordMergeTests {
         return (folder, store, ui)
     }
 
-    @Test func changesToDifferentRecordsBothLand() throws {
+    @Test func changesToDifferentRecordsBothLand() async throws {
         let (folder, films, ui) = try forked(Film.self, (0..<50).map { Film(id: "f\($0)", title: "T\($0)", year: $0) })
         _ = folder
-        try films.save(Film(id: "f1", title: "main edit", year: 1))
-        try films.delete("f2")
-        try films.save(Film(id: "new-main", title: "added on main", year: 100), to: .main)
-        try films.save(Film(id: "f3", title: "ui edit", year: 3), to: ui)
-        try films.save(Film(id: "new-ui", title: "added on ui", year: 101), to: ui)
+        try await films.save(Film(id: "f1", title: "main edit", year: 1))
+        try await films.delete("f2")
+        try await films.save(Film(id: "new-main", title: "added on main", year: 100), to: .main)
+        try await films.save(Film(id: "f3", title: "ui edit", year: 3), to: ui)
+        try await films.save(Film(id: "new-ui", title: "added on ui", year: 101), to: ui)
         guard case .merged(let commit, let conflicts) = try films.mergeIntoMain(from: ui) else {
             Issue.record("expected a merge commit")
             return
         }
         #expect(conflicts.isEmpty)
         #expect(commit.parents.count == 2)
-        #expect(try films.record("f1")?.title == "main edit")
-        #expect(try films.record("f2") == nil)
-        #expect(try films.record("f3")?.title == "ui edit")
-        #expect(try films.record("new-ui") != nil && films.record("new-main") != nil)
-        #expect(try films.count() == 51)
+        #expect(try await films.record("f1")?.title == "main edit")
+        #expect(try await films.record("f2") == nil)
+        #expect(try await films.record("f3")?.title == "ui edit")
+        #expect(try await films.record("new-ui") != nil)
+        #expect(try await films.record("new-main") != nil)
+        #expect(try await films.count() == 51)
         #expect(try films.mergeIntoMain(from: ui) == .upToDate)
-        try expectFsckClean(films.path)
+        try await expectFsckClean(films.path)
     }
 
     @Test func editAgainstDeleteKeepsTheEditEitherWay() throws {
@@ -86,38 +87,38 @@ struct RecordMergeTests {
         #expect(["main", "ui"].contains(try films.record("f")?.title ?? ""))
     }
 
-    @Test func replicasMergingInOppositeDirectionsAndCrissCrossConverge() throws {
+    @Test func replicasMergingInOppositeDirectionsAndCrissCrossConverge() async throws {
         let (folder, cards, a) = try forked(Card.self, [Card(id: "c", title: "t", tags: []), Card(id: "d", title: "t", tags: [])])
         _ = folder
         let b = try Fork("b"), bEarly = try Fork("b-early"), aCopy = try Fork("a-copy")
         try cards.createFork(b)
-        try cards.save(Card(id: "c", title: "t", tags: ["a1"]), to: a)
-        try cards.save(Card(id: "c", title: "t", tags: ["b1"]), to: b)
-        try cards.save(Card(id: "d", title: "from b", tags: []), to: b)
+        try await cards.save(Card(id: "c", title: "t", tags: ["a1"]), to: a)
+        try await cards.save(Card(id: "c", title: "t", tags: ["b1"]), to: b)
+        try await cards.save(Card(id: "d", title: "from b", tags: []), to: b)
         try cards.createFork(bEarly, at: try cards.head(of: b).id)
         try cards.merge(from: a, into: b)
         try cards.merge(from: bEarly, into: a)
-        try cards.save(Card(id: "c", title: "t", tags: ["a1", "b1", "a2"]), to: a)
-        try cards.save(Card(id: "e", title: "new", tags: []), to: b)
+        try await cards.save(Card(id: "c", title: "t", tags: ["a1", "b1", "a2"]), to: a)
+        try await cards.save(Card(id: "e", title: "new", tags: []), to: b)
         try cards.createFork(aCopy, at: try cards.head(of: a).id)
         try cards.merge(from: b, into: a)
         try cards.merge(from: aCopy, into: b)
-        #expect(try cards.records(in: a).sorted { $0.id < $1.id } == cards.records(in: b).sorted { $0.id < $1.id })
-        #expect(Set(try cards.record("c", in: a)?.tags ?? []) == ["a1", "a2", "b1"])
-        #expect(try cards.record("d", in: a)?.title == "from b")
-        try expectFsckClean(cards.path)
+        #expect(try await cards.records(in: a).sorted { $0.id < $1.id } == cards.records(in: b).sorted { $0.id < $1.id })
+        #expect(Set(try await cards.record("c", in: a)?.tags ?? []) == ["a1", "a2", "b1"])
+        #expect(try await cards.record("d", in: a)?.title == "from b")
+        try await expectFsckClean(cards.path)
     }
 
-    @Test func unrelatedCollectionsMergeRecordByRecord() throws {
+    @Test func unrelatedCollectionsMergeRecordByRecord() async throws {
         let folder = TemporaryFolder()
         let one = try RecordStore<Card>.create(at: folder.child("one"))
         let two = try RecordStore<Card>.create(at: folder.child("two"))
-        try one.save([Card(id: "only-one", title: "1", tags: []), Card(id: "both", title: "one", tags: ["x"])])
-        try two.save([Card(id: "only-two", title: "2", tags: []), Card(id: "both", title: "two", tags: ["y"])])
-        let fetched = try git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
+        try await one.save([Card(id: "only-one", title: "1", tags: []), Card(id: "both", title: "one", tags: ["x"])])
+        try await two.save([Card(id: "only-two", title: "2", tags: []), Card(id: "both", title: "two", tags: ["y"])])
+        let fetched = try await git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
         #expect(fetched.status == 0)
         try one.mergeIntoMain(from: try Fork("other"))
-        #expect(try Set(one.records().map(\.id)) == ["only-one", "only-two", "both"])
-        try expectFsckClean(one.path)
+        #expect(try await Set(one.records().map(\.id)) == ["only-one", "only-two", "both"])
+        try await expectFsckClean(one.path)
     }
 }

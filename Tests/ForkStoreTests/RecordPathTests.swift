@@ -33,9 +33,9 @@ struct RecordPathTests {
         }
     }
 
-    @Test func theShardIsTheGitBlobIDOfTheRecordID() throws {
+    @Test func theShardIsTheGitBlobIDOfTheRecordID() async throws {
         let path = RecordPath(id: "Hello World")
-        let hash = try git("hash-object", "--stdin", input: "Hello World").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let hash = try await git("hash-object", "--stdin", input: "Hello World").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(path.shards == [String(hash.prefix(2)), String(hash.dropFirst(2).prefix(2))])
         #expect(path.fileName == "^hello%20^world.json")
         #expect(path.description == "records/\(hash.prefix(2))/\(hash.dropFirst(2).prefix(2))/^hello%20^world.json")

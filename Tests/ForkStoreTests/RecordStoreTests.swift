@@ -17,21 +17,21 @@ struct RecordStoreTests {
         return (folder, try RecordStore<Film>.create(at: folder.child("films")))
     }
 
-    @Test func saveFetchDeleteCountAndQuery() throws {
+    @Test func saveFetchDeleteCountAndQuery() async throws {
         let (folder, films) = try makeFilms()
         _ = folder
-        try films.save(Film(id: "a", title: "Alien", year: 1979))
-        try films.save([Film(id: "b", title: "Brazil", year: 1985), Film(id: "c", title: "Cube", year: 1997)])
-        #expect(try films.record("b") == Film(id: "b", title: "Brazil", year: 1985))
-        #expect(try films.record("zzz") == nil)
-        #expect(try films.count() == 3)
-        let eighties = try films.query(where: { $0.year >= 1980 }, sortedBy: { $0.year > $1.year })
+        try await films.save(Film(id: "a", title: "Alien", year: 1979))
+        try await films.save([Film(id: "b", title: "Brazil", year: 1985), Film(id: "c", title: "Cube", year: 1997)])
+        #expect(try await films.record("b") == Film(id: "b", title: "Brazil", year: 1985))
+        #expect(try await films.record("zzz") == nil)
+        #expect(try await films.count() == 3)
+        let eighties = try await films.query(where: { $0.year >= 1980 }, sortedBy: { $0.year > $1.year })
         #expect(eighties.map(\.id) == ["c", "b"])
-        try films.delete("a")
-        #expect(try films.count() == 2)
+        try await films.delete("a")
+        #expect(try await films.count() == 2)
         #expect(throws: StoreError.recordNotFound(id: "a", fork: "main")) { try films.delete("a") }
         #expect(try films.history().count == 4)  // create, one save, one batch save, one delete
-        try expectFsckClean(films.path)
+        try await expectFsckClean(films.path)
     }
 
     @Test func aTransactionIsOneCommitAndAnUnchangedSaveIsNone() throws {
@@ -47,24 +47,24 @@ struct RecordStoreTests {
         #expect(again.id == commit.id)
     }
 
-    @Test func hostileIDsRoundTripExactly() throws {
+    @Test func hostileIDsRoundTripExactly() async throws {
         let (folder, films) = try makeFilms()
         _ = folder
         let ids = [
             "../../x", ".git", "..", "con", "x/y", String(repeating: "é", count: 300), "e\u{301}", "é",
             "with space", "tab\there", "A", "a", "😀", "", "%41", "^a",
         ]
-        try films.save(ids.enumerated().map { Film(id: $1, title: "t\($0)", year: $0) })
-        #expect(try films.count() == ids.count)
+        try await films.save(ids.enumerated().map { Film(id: $1, title: "t\($0)", year: $0) })
+        #expect(try await films.count() == ids.count)
         for (index, id) in ids.enumerated() {
-            let film = try #require(try films.record(id), "\(id.debugDescription)")
+            let film = try await #require(try films.record(id), "\(id.debugDescription)")
             #expect(film.title == "t\(index)")
             #expect(Array(film.id.utf8) == Array(id.utf8))
         }
         // Nothing escaped the records folder.
-        let top = try git("--git-dir", films.path, "ls-tree", "--name-only", "main").stdout
+        let top = try await git("--git-dir", films.path, "ls-tree", "--name-only", "main").stdout
         #expect(top == "records\n")
-        try expectFsckClean(films.path)
+        try await expectFsckClean(films.path)
     }
 
     @Test func aTooLargeRecordIsRefusedBeforeAnythingIsWritten() throws {
@@ -83,25 +83,25 @@ struct RecordStoreTests {
         #expect(try films.count() == 0)
     }
 
-    @Test func gitReadsEachRecordAsJSON() throws {
+    @Test func gitReadsEachRecordAsJSON() async throws {
         let (folder, films) = try makeFilms()
         _ = folder
-        try films.save(Film(id: "Tt01", title: "Metropolis", year: 1927))
+        try await films.save(Film(id: "Tt01", title: "Metropolis", year: 1927))
         let path = RecordPath(id: "Tt01").description
-        let shown = try git("--git-dir", films.path, "show", "main:\(path)")
+        let shown = try await git("--git-dir", films.path, "show", "main:\(path)")
         #expect(shown.status == 0)
         let json = try CanonicalJSON.parse(Array(shown.stdout.utf8))
         #expect(json["id"] == .string("Tt01"))
         #expect(json["record"]?["title"] == .string("Metropolis"))
     }
 
-    @Test func aSaveWritesObjectsForItsPathOnlyWhateverTheSize() throws {
+    @Test func aSaveWritesObjectsForItsPathOnlyWhateverTheSize() async throws {
         let (folder, films) = try makeFilms()
         _ = folder
-        try films.save((0..<2_000).map { Film(id: "film-\($0)", title: "Title \($0)", year: $0) })
-        let before = try git("--git-dir", films.path, "count-objects").stdout
-        try films.save(Film(id: "film-7", title: "Changed", year: 7))
-        let after = try git("--git-dir", films.path, "count-objects").stdout
+        try await films.save((0..<2_000).map { Film(id: "film-\($0)", title: "Title \($0)", year: $0) })
+        let before = try await git("--git-dir", films.path, "count-objects").stdout
+        try await films.save(Film(id: "film-7", title: "Changed", year: 7))
+        let after = try await git("--git-dir", films.path, "count-objects").stdout
         func loose(_ text: String) -> Int { Int(text.split(separator: " ").first ?? "0") ?? 0 }
         // One blob, three trees on its path, the root tree and the commit.
         #expect(loose(after) - loose(before) == 6)

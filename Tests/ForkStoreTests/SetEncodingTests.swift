@@ -107,8 +107,8 @@ private indirect enum Nesting: Encodable {
 @Suite("Sets in canonical order")
 struct SetEncodingTests {
     /// What the store holds at `path` on main, parsed.
-    private func stored(_ store: String, _ path: String) throws -> JSONValue {
-        let shown = try git("--git-dir", store, "show", "main:\(path)")
+    private func stored(_ store: String, _ path: String) async throws -> JSONValue {
+        let shown = try await git("--git-dir", store, "show", "main:\(path)")
         #expect(shown.status == 0, "\(shown.stderr)")
         return try CanonicalJSON.parse(Array(shown.stdout.utf8))
     }
@@ -117,11 +117,11 @@ struct SetEncodingTests {
         elements.sorted { CanonicalJSON.serialize($0).lexicographicallyPrecedes(CanonicalJSON.serialize($1)) }
     }
 
-    @Test func aSetIsStoredSortedByTheBytesOfItsElementsAndAnArrayKeepsItsOrder() throws {
+    @Test func aSetIsStoredSortedByTheBytesOfItsElementsAndAnArrayKeepsItsOrder() async throws {
         let (folder, store) = try makeStore(Collections.self)
         _ = folder
-        try store.save(Collections.sample)
-        let json = try stored(store.path, "value.json")
+        try await store.save(Collections.sample)
+        let json = try await stored(store.path, "value.json")
         guard case .array(let words)? = json["words"], case .array(let numbers)? = json["numbers"],
             case .array(let groups)? = json["groups"], case .array(let points)? = json["points"]
         else { Issue.record("not arrays: \(json)"); return }
@@ -132,24 +132,24 @@ struct SetEncodingTests {
         #expect(groups.count == 10 && groups == canonicallySorted(groups))
         for case .array(let group) in groups { #expect(group.count == 5 && group == canonicallySorted(group)) }
         #expect(json["list"] == .array(Collections.sample.list.map { .string($0) }))
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
-    @Test func aDictionaryWrittenAsKeysAndValuesIsSortedByItsKeys() throws {
+    @Test func aDictionaryWrittenAsKeysAndValuesIsSortedByItsKeys() async throws {
         let (folder, store) = try makeStore(Collections.self)
         _ = folder
-        try store.save(Collections.sample)
-        let json = try stored(store.path, "value.json")
+        try await store.save(Collections.sample)
+        let json = try await stored(store.path, "value.json")
         guard case .array(let flat)? = json["byPoint"], case .object(let byNumber)? = json["byNumber"] else {
             Issue.record("not an array and an object: \(json)"); return
         }
         let keys = stride(from: 0, to: flat.count, by: 2).map { flat[$0] }
         #expect(keys.count == 20 && keys == canonicallySorted(keys))
         #expect(byNumber.count == 20)
-        #expect(try store.value()?.byPoint == Collections.sample.byPoint)
+        #expect(try await store.value()?.byPoint == Collections.sample.byPoint)
     }
 
-    @Test func theSameValueSavedTwiceFromTwoProcessesMakesOneCommit() throws {
+    @Test func theSameValueSavedTwiceFromTwoProcessesMakesOneCommit() async throws {
         let writer = productsFolder() + "/forkstore-stress-writer"
         for kind in ["value", "records"] {
             let folder = TemporaryFolder()
@@ -161,14 +161,14 @@ struct SetEncodingTests {
             }
             var heads: [String] = []
             for _ in 0..<2 {
-                let result = try run(writer, ["note", kind, path])
+                let result = try await run(writer, ["note", kind, path])
                 #expect(result.status == 0, "\(result.stderr)")
                 heads += result.stdout.split(separator: "\n").map { String($0.split(separator: " ").last ?? "") }
             }
             // The store's first commit and the first save; every later write left main alone.
-            #expect(try git("--git-dir", path, "rev-list", "--count", "main").stdout == "2\n", "\(kind)")
+            #expect(try await git("--git-dir", path, "rev-list", "--count", "main").stdout == "2\n", "\(kind)")
             #expect(heads.count == 4 && Set(heads).count == 1, "\(kind): \(heads)")
-            try expectFsckClean(path)
+            try await expectFsckClean(path)
         }
     }
 

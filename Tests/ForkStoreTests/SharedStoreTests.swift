@@ -74,7 +74,7 @@ struct SharedStoreTests {
     }
 
     @Test(arguments: Layout.allCases)
-    func threeWayMergeBothWays(_ layout: Layout) throws {
+    func threeWayMergeBothWays(_ layout: Layout) async throws {
         let (folder, store) = try layout.makeStore()
         _ = folder
         try store.add("base")
@@ -97,11 +97,11 @@ struct SharedStoreTests {
         #expect(try store.mergeFromMain(into: ui) == .fastForwarded(to: merge.id))
         #expect(try store.mergeIntoMain(from: ui) == .upToDate)
         #expect(try store.items(ui) == ["base", "on-main", "on-ui"])
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
     @Test(arguments: Layout.allCases)
-    func syncAllForksLeavesEveryForkButCloudEqual(_ layout: Layout) throws {
+    func syncAllForksLeavesEveryForkButCloudEqual(_ layout: Layout) async throws {
         let (folder, store) = try layout.makeStore()
         _ = folder
         try store.add("base")
@@ -112,7 +112,7 @@ struct SharedStoreTests {
         }
         // `cloud` as an exchange would have left it; the app cannot write it.
         #expect(throws: StoreError.protectedFork("cloud")) { try store.createFork(.cloud) }
-        try git("--git-dir", store.path, "update-ref", "refs/heads/cloud", "main")
+        try await git("--git-dir", store.path, "update-ref", "refs/heads/cloud", "main")
         #expect(throws: StoreError.protectedFork("cloud")) { try store.add("x", to: .cloud) }
         #expect(throws: StoreError.protectedFork("cloud")) { try store.mergeFromMain(into: .cloud) }
         #expect(throws: StoreError.protectedFork("cloud")) { try store.deleteFork(.cloud) }
@@ -125,7 +125,7 @@ struct SharedStoreTests {
     }
 
     @Test(arguments: Layout.allCases)
-    func crissCrossMergesConverge(_ layout: Layout) throws {
+    func crissCrossMergesConverge(_ layout: Layout) async throws {
         let (folder, store) = try layout.makeStore()
         _ = folder
         try store.add("base")
@@ -150,20 +150,20 @@ struct SharedStoreTests {
         let expected: Set<String> = ["base", "a1", "b1", "a2", "b2"]
         #expect(try store.items(a) == expected)
         #expect(try store.items(b) == expected)
-        let bases = try git("--git-dir", store.path, "merge-base", "--all", "a-copy", "b~1")
+        let bases = try await git("--git-dir", store.path, "merge-base", "--all", "a-copy", "b~1")
         #expect(bases.stdout.split(separator: "\n").count == 2, "the scenario must be a criss-cross")
-        try expectFsckClean(store.path)
+        try await expectFsckClean(store.path)
     }
 
     @Test(arguments: Layout.allCases)
-    func unrelatedHistoriesGoThroughTheSalvage(_ layout: Layout) throws {
+    func unrelatedHistoriesGoThroughTheSalvage(_ layout: Layout) async throws {
         let folder = TemporaryFolder()
         let one = try layout.create(at: folder.child("one"))
         let two = try layout.create(at: folder.child("two"))
         try one.add("from-one")
         try two.add("from-two")
         // Bring the other store's history in as a fork with the git CLI.
-        let fetched = try git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
+        let fetched = try await git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let other = try Fork("other")
         guard case .merged(let merge, _) = try one.mergeIntoMain(from: other) else {
@@ -172,11 +172,11 @@ struct SharedStoreTests {
         }
         #expect(merge.trailer("Merge-Strategy") == "salvage")
         #expect(try one.items() == ["from-one", "from-two"])
-        try expectFsckClean(one.path)
+        try await expectFsckClean(one.path)
     }
 
     @Test(arguments: Layout.allCases)
-    func aMergeThatWouldBringInAnUnknownModelVersionIsRefused(_ layout: Layout) throws {
+    func aMergeThatWouldBringInAnUnknownModelVersionIsRefused(_ layout: Layout) async throws {
         let (folder, store) = try layout.makeStore()
         _ = folder
         try store.add("a")
@@ -185,8 +185,8 @@ struct SharedStoreTests {
         // A commit from a newer build, made with the git CLI on top of the fork.
         let head = try store.head(of: future)
         let message = "From the future\n\nModel-Version: 7\nFormat-Version: 1\nLamport: 9\n"
-        let made = try git("--git-dir", store.path, "commit-tree", "\(head.id.hex)^{tree}", "-p", head.id.hex, "-m", message)
-        try git("--git-dir", store.path, "update-ref", "refs/heads/future", made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
+        let made = try await git("--git-dir", store.path, "commit-tree", "\(head.id.hex)^{tree}", "-p", head.id.hex, "-m", message)
+        try await git("--git-dir", store.path, "update-ref", "refs/heads/future", made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let id = try #require(CommitID(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
         let before = try store.head()
         #expect(throws: StoreError.unknownModelVersion(found: 7, known: 1, commit: id)) { try store.mergeIntoMain(from: future) }

@@ -5,16 +5,16 @@ import Testing
 
 @Suite("Creating and opening stores")
 struct StoreLifecycleTests {
-    @Test func createThenOpenReadsTheSameValue() throws {
+    @Test func createThenOpenReadsTheSameValue() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("a.store")
         let store = try Store<Doc>.create(at: path)
-        #expect(try store.value() == nil)
-        try store.save(Doc(title: "hello", count: 2))
+        #expect(try await store.value() == nil)
+        try await store.save(Doc(title: "hello", count: 2))
         let reopened = try Store<Doc>.open(at: path)
-        #expect(try reopened.value() == Doc(title: "hello", count: 2))
+        #expect(try await reopened.value() == Doc(title: "hello", count: 2))
         #expect(try reopened.forks() == [.main])
-        try expectFsckClean(path)
+        try await expectFsckClean(path)
     }
 
     @Test func createInAnEmptyFolderWorksButNotInABusyOne() throws {
@@ -36,7 +36,7 @@ struct StoreLifecycleTests {
         #expect(throws: StoreError.storeNotFound(path: path)) { try Store<Doc>.open(at: path) }
     }
 
-    @Test func aFolderThatIsNotAStoreIsRefused() throws {
+    @Test func aFolderThatIsNotAStoreIsRefused() async throws {
         let folder = TemporaryFolder()
         let plain = folder.child("plain")
         try FileManager.default.createDirectory(atPath: plain, withIntermediateDirectories: true)
@@ -48,7 +48,7 @@ struct StoreLifecycleTests {
         }
         // A bare git repository without a manifest is not a store either.
         let bare = folder.child("bare.git")
-        try git("init", "--bare", "-q", bare)
+        try await git("init", "--bare", "-q", bare)
         #expect {
             try Store<Doc>.open(at: bare)
         } throws: { error in

@@ -26,7 +26,7 @@ func makeStore<Value: Resource>(_ type: Value.Type = Tally.self) throws -> (Temp
 }
 
 /// Asserts that the git command line reads the store as a clean repository.
-func expectFsckClean(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
-    let result = try git("--git-dir", path, "fsck", "--strict", "--no-dangling")
+func expectFsckClean(_ path: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+    let result = try await git("--git-dir", path, "fsck", "--strict", "--no-dangling")
     #expect(result.status == 0, "git fsck: \(result.stdout)\(result.stderr)", sourceLocation: sourceLocation)
 }

@@ -21,11 +21,15 @@ public enum Bomb: String, CaseIterable, Sendable, CustomStringConvertible {
 
     /// Commits the bomb on top of the `main` of `remote` (a bare repository) with the
     /// trailers of `modelVersion`, using git's plumbing and `folder` for scratch files;
-    /// returns the commit.
+    /// returns the commit. Runs on a thread of its own: it writes large files and runs git.
     @discardableResult
-    public func plant(in remote: String, size: Int, modelVersion: Int, folder: String) throws -> String {
+    public func plant(in remote: String, size: Int, modelVersion: Int, folder: String) async throws -> String {
+        try await onOwnThread { try plantBlocking(in: remote, size: size, modelVersion: modelVersion, folder: folder) }
+    }
+
+    private func plantBlocking(in remote: String, size: Int, modelVersion: Int, folder: String) throws -> String {
         func plumbing(_ arguments: [String], input: String? = nil) throws -> String {
-            let result = try git(["--git-dir", remote] + arguments, input: input)
+            let result = try gitBlocking(["--git-dir", remote] + arguments, input: input)
             guard result.status == 0 else { throw BombFailure(message: "git \(arguments.first ?? ""): \(result.stderr)") }
             return result.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -113,14 +117,14 @@ public func writeDeltaChainPack(base: [UInt8], deltas: [[UInt8]], into packFolde
     }
     let unfinished = scratch + "/chain.pack"
     try Data(pack).write(to: URL(fileURLWithPath: unfinished))
-    let checksum = try run("/usr/bin/sha1sum", [unfinished]).stdout.prefix(40)
+    let checksum = try runBlocking("/usr/bin/sha1sum", [unfinished]).stdout.prefix(40)
     var trailer: [UInt8] = []
     var digits = checksum.makeIterator()
     while let high = digits.next(), let low = digits.next() { trailer.append(UInt8(String([high, low]), radix: 16) ?? 0) }
     let path = packFolder + "/pack-chain-\(UUID().uuidString.prefix(8)).pack"
     try Data(pack + trailer).write(to: URL(fileURLWithPath: path))
     try? FileManager.default.removeItem(atPath: unfinished)
-    let indexed = try git("index-pack", path)
+    let indexed = try gitBlocking(["index-pack", path])
     guard indexed.status == 0 else { throw BombFailure(message: "git index-pack: \(indexed.stderr)") }
 }
 

@@ -11,9 +11,9 @@ public final class GitDaemon: @unchecked Sendable {
     public let basePath: String
     public let port: Int
 
-    public init(basePath: String) throws {
+    public init(basePath: String) async throws {
         self.basePath = basePath
-        (port, process) = try onFreePorts { ports in (ports[0], try Self.launch(basePath: basePath, port: ports[0])) }
+        (port, process) = try await onFreePorts { ports in (ports[0], try await Self.launch(basePath: basePath, port: ports[0])) }
     }
 
     deinit { stop() }
@@ -22,8 +22,8 @@ public final class GitDaemon: @unchecked Sendable {
     public func url(_ name: String) -> String { "git://127.0.0.1:\(port)/\(name)" }
 
     /// Starts the daemon again on its port.
-    public func start() throws {
-        process = try Self.launch(basePath: basePath, port: port)
+    public func start() async throws {
+        process = try await Self.launch(basePath: basePath, port: port)
     }
 
     public func stop() {
@@ -33,8 +33,8 @@ public final class GitDaemon: @unchecked Sendable {
 
     /// Starts `git daemon` on 127.0.0.1:`port`; returns once it listens (it says "Ready to
     /// rumble"), or throws ``ServerDidNotStart``.
-    private static func launch(basePath: String, port: Int) throws -> ChildProcess {
-        let execPath = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    private static func launch(basePath: String, port: Int) async throws -> ChildProcess {
+        let execPath = try await git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         let process = try ChildProcess(
             execPath + "/git-daemon",
             [
@@ -42,7 +42,7 @@ public final class GitDaemon: @unchecked Sendable {
                 "--base-path=\(basePath)", "--listen=127.0.0.1", "--port=\(port)",
             ],
             logPath: basePath + "/git-daemon.log")
-        try waitForPort(port, process: process, saying: "Ready to rumble")
+        try await waitForPort(port, process: process, saying: "Ready to rumble")
         return process
     }
 

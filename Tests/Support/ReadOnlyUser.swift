@@ -14,7 +14,7 @@ public enum ReadOnlyUser {
     public static let isAvailable: Bool = {
         guard geteuid() == 0 else { return true }
         let (executable, arguments) = command("/bin/true", [])
-        return setpriv != nil && (try? run(executable, arguments))?.status == 0
+        return setpriv != nil && (try? runBlocking(executable, arguments))?.status == 0
     }()
 
     /// The executable and arguments that run `command` as that user. Its home is nobody's
@@ -28,12 +28,22 @@ public enum ReadOnlyUser {
 
     /// Makes `path` and everything in it read-only for everyone (`chmod -R a-w`).
     public static func makeReadOnly(_ path: String) throws {
-        let result = try run("/bin/chmod", ["-R", "a-w", path])
-        guard result.status == 0 else { throw POSIXError(.EPERM, userInfo: [NSLocalizedDescriptionKey: result.stderr]) }
+        try changeModes(under: path) { $0 & ~(S_IWUSR | S_IWGRP | S_IWOTH) }
     }
 
     /// Gives the owner write access back, so the temporary folder can be removed.
     public static func makeWritable(_ path: String) throws {
-        try run("/bin/chmod", ["-R", "u+w", path])
+        try changeModes(under: path) { $0 | S_IWUSR }
+    }
+
+    /// `chmod -R` through system calls: no child process to wait for on a test's thread.
+    private static func changeModes(under path: String, _ change: (mode_t) -> mode_t) throws {
+        let below = FileManager.default.enumerator(atPath: path).map { $0.compactMap { $0 as? String } } ?? []
+        for file in [path] + below.map({ path + "/" + $0 }) {
+            var status = stat()
+            guard lstat(file, &status) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+            guard status.st_mode & S_IFMT != S_IFLNK else { continue }
+            guard chmod(file, change(status.st_mode & 0o7777)) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EPERM) }
+        }
     }
 }

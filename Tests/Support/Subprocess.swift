@@ -7,9 +7,21 @@ public struct ProcessResult: Sendable {
     public var stderr: String
 }
 
-/// Runs a program to completion, capturing its output.
+/// Runs a program to completion on a thread of its own, capturing its output: the test's
+/// cooperative thread is free while the program runs (issue 25).
 @discardableResult
 public func run(
+    _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
+) async throws -> ProcessResult {
+    try await onOwnThread { try runBlocking(executable, arguments, environment: environment, input: input) }
+}
+
+/// Runs a program to completion on the calling thread, capturing its output. Only for threads
+/// the tests own (inside ``onOwnThread(_:)``, the stress writer): on a cooperative thread it
+/// would hold one of the two that every other test needs.
+@available(*, noasync, message: "blocks a cooperative thread: await run(…) instead")
+@discardableResult
+public func runBlocking(
     _ executable: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil
 ) throws -> ProcessResult {
     let process = Process()
@@ -44,20 +56,28 @@ public func run(
         stderr: String(decoding: FileManager.default.contents(atPath: errPath) ?? Data(), as: UTF8.self))
 }
 
-/// Runs the git command line, the independent reader of what ForkStore writes.
+/// Runs the git command line, the independent reader of what ForkStore writes, on a thread of
+/// its own.
 @discardableResult
-public func git(_ arguments: String..., environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
-    try git(arguments, environment: environment, input: input)
+public func git(_ arguments: String..., environment: [String: String] = [:], input: String? = nil) async throws -> ProcessResult {
+    try await git(arguments, environment: environment, input: input)
 }
 
-/// Runs the git command line with an argument list built at run time.
+/// Runs the git command line with an argument list built at run time, on a thread of its own.
 @discardableResult
-public func git(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
+public func git(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) async throws -> ProcessResult {
+    try await onOwnThread { try gitBlocking(arguments, environment: environment, input: input) }
+}
+
+/// Runs the git command line on the calling thread; only for threads the tests own.
+@available(*, noasync, message: "blocks a cooperative thread: await git(…) instead")
+@discardableResult
+public func gitBlocking(_ arguments: [String], environment: [String: String] = [:], input: String? = nil) throws -> ProcessResult {
     let identity = [
         "GIT_AUTHOR_NAME": "Test", "GIT_AUTHOR_EMAIL": "test@localhost",
         "GIT_COMMITTER_NAME": "Test", "GIT_COMMITTER_EMAIL": "test@localhost",
     ]
-    return try run("/usr/bin/env", ["git"] + arguments, environment: identity.merging(environment) { _, new in new }, input: input)
+    return try runBlocking("/usr/bin/env", ["git"] + arguments, environment: identity.merging(environment) { _, new in new }, input: input)
 }
 
 /// The folder holding the built products (the test bundle and executables beside it).
@@ -75,8 +95,12 @@ public func productsFolder() -> String {
 
 /// Runs the stress writer with `arguments`, kills it with SIGKILL once it has acknowledged
 /// `acknowledgements` writes and `delay` seconds more (or when it ends), and returns what it
-/// acknowledged.
-public func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?, delay: TimeInterval = 0) throws -> [String] {
+/// acknowledged. The waits happen on a thread of its own.
+public func runStressWriter(_ arguments: [String], killAfter acknowledgements: Int?, delay: TimeInterval = 0) async throws -> [String] {
+    try await onOwnThread { try runStressWriterBlocking(arguments, killAfter: acknowledgements, delay: delay) }
+}
+
+private func runStressWriterBlocking(_ arguments: [String], killAfter acknowledgements: Int?, delay: TimeInterval) throws -> [String] {
     let process = Process()
     process.executableURL = URL(fileURLWithPath: productsFolder() + "/forkstore-stress-writer")
     process.arguments = arguments

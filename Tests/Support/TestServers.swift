@@ -14,24 +14,24 @@ public final class SmartHTTPServer: Sendable {
     public static let username = "tester"
     public static let password = "s3cret-Pa55"
 
-    public init(repositories: String, folder: String, tls: Bool = false) throws {
+    public init(repositories: String, folder: String, tls: Bool = false) async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let htpasswd = folder + "/htpasswd"
-        let hash = try run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
+        let hash = try await run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
             .trimmingCharacters(in: .whitespacesAndNewlines)
         try "\(Self.username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
-        let backend = try git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/git-http-backend"
+        let backend = try await git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/git-http-backend"
         let key = folder + "/server.key", certificate = folder + "/server.crt"
         if tls {
-            try run("/usr/bin/openssl", [
+            try await run("/usr/bin/openssl", [
                 "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
                 "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
                 "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
             ])
         }
-        (port, tlsPort, process) = try onFreePorts(tls ? 2 : 1) { ports in
-            let process = try Self.startLighttpd(
+        (port, tlsPort, process) = try await onFreePorts(tls ? 2 : 1) { ports in
+            let process = try await Self.startLighttpd(
                 folder: folder, repositories: repositories, htpasswd: htpasswd, backend: backend, port: ports[0],
                 tls: tls ? (ports[1], key, certificate) : nil)
             return (ports[0], tls ? ports[1] : nil, process)
@@ -43,7 +43,7 @@ public final class SmartHTTPServer: Sendable {
     private static func startLighttpd(
         folder: String, repositories: String, htpasswd: String, backend: String, port: Int,
         tls: (port: Int, key: String, certificate: String)?
-    ) throws -> ChildProcess {
+    ) async throws -> ChildProcess {
         var secure = ""
         if let (tlsPort, key, certificate) = tls {
             secure = """
@@ -75,7 +75,7 @@ public final class SmartHTTPServer: Sendable {
         try? FileManager.default.removeItem(atPath: folder + "/lighttpd-error.log")
         let process = try ChildProcess("/usr/sbin/lighttpd", ["-D", "-f", configPath], logPath: folder + "/lighttpd.log")
         for listening in [port] + (tls.map { [$0.port] } ?? []) {
-            try waitForPort(listening, process: process, saying: "server started", in: folder + "/lighttpd-error.log")
+            try await waitForPort(listening, process: process, saying: "server started", in: folder + "/lighttpd-error.log")
         }
         return process
     }
@@ -105,18 +105,18 @@ public final class SSHServer: Sendable {
     public let hostKeyFingerprint: String
     public let user: String
 
-    public init(folder: String) throws {
+    public init(folder: String) async throws {
         let hostKey = folder + "/host_ed25519_key"
         clientKey = folder + "/id_ed25519"
         otherKey = folder + "/unauthorized_ed25519"
         for key in [hostKey, clientKey, otherKey] {
-            try run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", key])
+            try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", key])
         }
         try FileManager.default.copyItem(atPath: clientKey + ".pub", toPath: folder + "/authorized_keys")
-        hostKeyFingerprint = try Self.fingerprint(ofPublicKey: hostKey + ".pub")
+        hostKeyFingerprint = try await Self.fingerprint(ofPublicKey: hostKey + ".pub")
         user = Self.currentUser
-        (port, process) = try onFreePorts { ports in
-            (ports[0], try Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: ports[0]))
+        (port, process) = try await onFreePorts { ports in
+            (ports[0], try await Self.startSSHD(folder: folder, hostKey: hostKey, authorizedKeys: folder + "/authorized_keys", port: ports[0]))
         }
     }
 
@@ -124,15 +124,15 @@ public final class SSHServer: Sendable {
     public static var currentUser: String { String(cString: getpwuid(getuid()).pointee.pw_name) }
 
     /// The SHA256 fingerprint of a public key file, as `ssh-keygen -l` prints it.
-    public static func fingerprint(ofPublicKey path: String) throws -> String {
-        String(try run("/usr/bin/ssh-keygen", ["-lf", path]).stdout.split(separator: " ")[1])
+    public static func fingerprint(ofPublicKey path: String) async throws -> String {
+        String(try await run("/usr/bin/ssh-keygen", ["-lf", path]).stdout.split(separator: " ")[1])
     }
 
     /// Starts sshd on 127.0.0.1:`port` with keys only (no passwords, no PAM), its config, pid
     /// file and log in `folder`; `extraConfig` lines are added to its config.
     public static func startSSHD(
         folder: String, hostKey: String, authorizedKeys: String, port: Int, extraConfig: String = ""
-    ) throws -> ChildProcess {
+    ) async throws -> ChildProcess {
         let config = """
             ListenAddress 127.0.0.1
             HostKey \(hostKey)
@@ -151,7 +151,7 @@ public final class SSHServer: Sendable {
         try? FileManager.default.createDirectory(atPath: "/run/sshd", withIntermediateDirectories: true)
         let process = try ChildProcess(
             "/usr/sbin/sshd", ["-D", "-e", "-f", folder + "/sshd_config", "-p", String(port)], logPath: folder + "/sshd.log")
-        try waitForPort(port, process: process, saying: "Server listening on 127.0.0.1 port \(port)")
+        try await waitForPort(port, process: process, saying: "Server listening on 127.0.0.1 port \(port)")
         return process
     }
 
@@ -170,11 +170,11 @@ public struct ServerDidNotStart: Error, CustomStringConvertible {
 /// listens on them, or throws ``ServerDidNotStart``. A free port can be taken by another test
 /// before the server binds it: the server then says "Address already in use" and exits, and
 /// other ports are tried, three times in all.
-public func onFreePorts<Server>(_ count: Int = 1, _ start: ([Int]) throws -> Server) throws -> Server {
+public func onFreePorts<Server>(_ count: Int = 1, _ start: ([Int]) async throws -> Server) async throws -> Server {
     var attempt = 1
     while true {
         do {
-            return try start(try (0..<count).map { _ in try freePort() })
+            return try await start(try (0..<count).map { _ in try freePort() })
         } catch let error as ServerDidNotStart where attempt < 3 && error.log.contains("Address already in use") {
             attempt += 1
         }
@@ -185,7 +185,7 @@ public func onFreePorts<Server>(_ count: Int = 1, _ start: ([Int]) throws -> Ser
 /// given `ready`, the process has said so in `logFile` (its own log by default), since a port
 /// another process took accepts connections too. Throws ``ServerDidNotStart`` with the
 /// process's log once it has died, or after 10 s.
-public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String? = nil, in logFile: String? = nil) throws {
+public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String? = nil, in logFile: String? = nil) async throws {
     let deadline = Date().addingTimeInterval(10)
     func said() -> Bool {
         guard let ready else { return true }
@@ -195,7 +195,7 @@ public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String
     while Date() < deadline {
         if said(), canConnect(port: port) { return }
         guard process.isRunning else { break }
-        usleep(20_000)
+        try await Task.sleep(for: .milliseconds(20))
     }
     throw ServerDidNotStart(log: process.log)
 }
