@@ -197,5 +197,7 @@ public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String
         guard process.isRunning else { break }
         try await Task.sleep(for: .milliseconds(20))
     }
+    // Once more: a wait for a cooperative thread may have outlasted the deadline.
+    if said(), canConnect(port: port) { return }
     throw ServerDidNotStart(log: process.log)
 }
