@@ -63,7 +63,7 @@ struct ForkNotesHostileRemoteTests {
 
     /// A delta bomb, a blob bomb and a record too large, each planted on top of a peer's
     /// note (and from a path remote, a small record stored on a huge base): the sync refuses
-    /// each one from its headers, in well under two seconds and within 64 MB of a good sync's
+    /// each one from its headers, within two seconds and 64 MB of a good sync's time and
     /// memory, whatever the transport; the store stays as it was.
     @Test(arguments: ["path", "git", "http", "ssh"])
     func aBombIsRefusedFromItsHeaders(transport: String) async throws {
@@ -109,7 +109,9 @@ struct ForkNotesHostileRemoteTests {
             "\(refused.peakKB >> 10) MB (a good sync: \(good.peakKB >> 10) MB)")
         #expect(refused.status == 1, sourceLocation: sourceLocation)
         #expect(refused.stderr.contains("over the largest object a sync takes"), "\(refused.stderr)", sourceLocation: sourceLocation)
-        #expect(refused.seconds < 2, "\(bomb) over \(transport): \(refused.seconds) s", sourceLocation: sourceLocation)
+        // Within two seconds of a good sync, measured now: beside other work, a sync process
+        // alone can take more than two.
+        #expect(refused.seconds < good.seconds + 2, "\(bomb) over \(transport): \(refused.seconds) s; a good sync \(good.seconds) s", sourceLocation: sourceLocation)
         #expect(
             !refused.timedOut && refused.peakKB < good.peakKB + (Self.memoryAllowance >> 10), "\(bomb) over \(transport): \(refused.peakKB >> 10) MB",
             sourceLocation: sourceLocation)
