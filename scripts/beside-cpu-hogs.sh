@@ -15,9 +15,10 @@ if [ "${1:-}" = "--limit" ]; then
   shift 2
 fi
 if [ "${1:-}" = "--timing-suites" ]; then
-  # Built before the hogs start, so the limit bounds the tests alone.
+  # Built before the hogs start (the test command's own build is then done at once), so the
+  # limit bounds the tests alone.
   swift build --build-tests
-  set -- swift test --skip-build --filter 'LoadTests|TimeoutTests|SchedulingTests|LiveResultsTests|SyncLockTests'
+  set -- bash scripts/test.sh --filter 'LoadTests|TimeoutTests|SchedulingTests|LiveResultsTests|SyncLockTests'
 fi
 if [ "$#" -eq 0 ]; then
   echo "usage: $0 [--limit SECONDS] COMMAND [ARGUMENTS...] | --timing-suites" >&2
