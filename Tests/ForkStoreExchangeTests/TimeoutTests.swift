@@ -59,14 +59,16 @@ struct TimeoutTests {
         let error = await expectSync(exchange, failsWith: "offline", sourceLocation: sourceLocation)
         let elapsed = ContinuousClock.now - start
         #expect(error.map { "\($0)".contains("timed out after 500 ms") } == true, "\(String(describing: error))", sourceLocation: sourceLocation)
-        // The message tells our timeout from the system's; the time, measured from the test's
-        // side, includes waits for a cooperative thread on a busy machine (issue 25), so it is
-        // shown, and a sync that never ends is caught by the tests' time limit.
+        // The message tells our timeout from the system's. The time, measured from the test's
+        // side, includes waits for a cooperative thread: beside two CPU hogs, up to 2.3 s in a
+        // whole run once tests stopped waiting for child processes on those threads, 22-38 s
+        // before (issue 25).
         print("offline after \(elapsed) (timeout 500 ms): \(url)")
+        #expect(elapsed < .seconds(10), "offline only after \(elapsed)", sourceLocation: sourceLocation)
         #expect(try store.items() == ["kept"], sourceLocation: sourceLocation)
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(1)))
     func aHostThatDropsConnectionsFailsAsOfflineWithinTheConnectTimeout() async throws {
         let listener = try await SilentListener(refusingSYNs: true)
         let options = ExchangeOptions(connectTimeout: .milliseconds(500))
@@ -75,7 +77,7 @@ struct TimeoutTests {
         try await expectTimedOut("ssh://git@127.0.0.1:\(listener.port)/remote.git", options: options)
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(1)))
     func aServerThatNeverAnswersFailsAsOfflineWithinTheReadTimeout() async throws {
         let listener = try await SilentListener(refusingSYNs: false)
         let options = ExchangeOptions(readWriteTimeout: .milliseconds(500))

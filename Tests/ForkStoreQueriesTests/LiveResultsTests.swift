@@ -41,10 +41,10 @@ struct LiveResultsTests {
         #expect(try laptop.head().parents.count == 2)
     }
 
-    // The limits catch a sequence that never answers. They are generous because, on two
-    // cores, suites that still wait on child processes from a cooperative thread can hold
-    // both threads for a minute or more (issue 25 removes those waits).
-    @Test(.timeLimit(.minutes(5)))
+    // The limits catch a sequence that never answers. Beside two CPU hogs these tests once
+    // exceeded a minute, while other suites waited on child processes from both cooperative
+    // threads (issue 25); the suite no longer does.
+    @Test(.timeLimit(.minutes(1)))
     func aBurstOfWritesYieldsABoundedNumberOfAnswersEndingWithTheLast() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
@@ -76,7 +76,7 @@ struct LiveResultsTests {
         #expect(all.count < 10, "\(all.count) answers for 100 writes")
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(1)))
     func aChangeByAnotherStoreObjectIsAnswered() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
@@ -88,7 +88,7 @@ struct LiveResultsTests {
         #expect(try await answers.next()?.map(\.id) == ["elsewhere"])
     }
 
-    @Test(.timeLimit(.minutes(5)))
+    @Test(.timeLimit(.minutes(1)))
     func theSequenceEndsWhenItsTaskIsCancelled() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<IndexedItem>.create(at: folder.child("store"))
