@@ -56,7 +56,9 @@ final class MuteServer: Sendable {
 
 /// Many stores syncing against a server that never answers, beside CPU-bound work on Swift's
 /// cooperative pool (two threads on two cores): ForkStore's blocking work runs on threads of
-/// its own, so every timeout fires on time and other stores answer at once (issue 25).
+/// its own, so every timeout fires on time and other stores answer at once (issue 25): within
+/// 200 ms, or, on a machine so loaded that the same read takes longer without the syncs,
+/// within three times that.
 @Suite("Load: many stores syncing beside busy cooperative threads")
 struct LoadTests {
     /// Spins the CPU in 5 ms slices until cancelled, yielding the cooperative thread between
@@ -87,6 +89,12 @@ struct LoadTests {
 
         let burners = (0..<8).map { _ in Task { await Self.burnCPU() } }
         defer { burners.forEach { $0.cancel() } }
+        // The same read beside the burners alone: in the whole suite other tests load the
+        // machine too, and the bound is what the syncs may add, not the machine's own speed.
+        let quietStart = ContinuousClock.now
+        _ = try await unrelated.value()
+        let quiet = ContinuousClock.now - quietStart
+        let readBound = max(.milliseconds(200), quiet * 3)
         let start = ContinuousClock.now
         let outcomes = await withTaskGroup(of: (error: ExchangeError?, elapsed: Duration).self) { group in
             for exchange in exchanges {
@@ -105,8 +113,8 @@ struct LoadTests {
             let read = try? await unrelated.value()
             let readTime = ContinuousClock.now - readStart
             #expect(read?.items == ["answered"])
-            #expect(readTime < .milliseconds(200), "a read of an unrelated store took \(readTime)")
-            print("load: a read of an unrelated store during 64 syncs took \(readTime)")
+            #expect(readTime < readBound, "a read of an unrelated store took \(readTime) (\(quiet) without the syncs)")
+            print("load: a read of an unrelated store during 64 syncs took \(readTime) (\(quiet) without them)")
             return await group.reduce(into: []) { $0.append($1) }
         }
         let slowest = outcomes.map(\.elapsed).max() ?? .zero

@@ -20,6 +20,37 @@ struct AsyncTests {
         #expect(try store.history().first?.parents == [removal.id])
     }
 
+    /// Stores proceed independently: four writes whose changes take a second each (as a write
+    /// waiting for a lock would) run side by side and hold up no read of another store. On a
+    /// shared queue of one thread per core they ran two at a time (2.5 s on two cores).
+    @Test func blockedCallsHoldUpNoOtherStore() async throws {
+        let folder = TemporaryFolder()
+        let busy = try (0..<4).map { try Store<Tally>.create(at: folder.child("busy-\($0)")) }
+        let other = try Store<Tally>.create(at: folder.child("other"))
+        try await other.save(Tally(["answered"]))
+        let started = ContinuousClock.now
+        defer {
+            let all = ContinuousClock.now - started
+            #expect(all < .milliseconds(1_800), "four one-second changes of four stores took \(all)")
+        }
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for store in busy {
+                group.addTask {
+                    try await store.update { tally in
+                        Thread.sleep(forTimeInterval: 1)  // on ForkStore's thread, not the pool
+                        tally = Tally(["slow"])
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(200))  // every slow change has started
+            let start = ContinuousClock.now
+            #expect(try await other.value()?.items == ["answered"])
+            let waited = ContinuousClock.now - start
+            #expect(waited < .milliseconds(600), "a read of another store waited \(waited)")
+            try await group.waitForAll()
+        }
+    }
+
     @MainActor @Test func recordCallsFromTheMainActor() async throws {
         let folder = TemporaryFolder()
         let store = try RecordStore<Item>.create(at: folder.child("items"))
