@@ -91,7 +91,10 @@ struct ForkNotesShareTests {
         #expect(try await git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", cli.store, "verify-commit", "main").status == 0)
     }
 
-    @Test func shareAddAndRemoveTakeThePathOfAPubFile() async throws {
+    /// A store made by an owner signing with `ownerKey`, and a friend's key pair beside it.
+    private static func storeSignedByAnOwner() async throws -> (
+        cli: ForkNotes, ownerKey: String, friendKey: String, signing: [String: String]
+    ) {
         let cli = ForkNotes()
         let ownerKey = cli.folder.child("owner"), friendKey = cli.folder.child("friend")
         for path in [ownerKey, friendKey] {
@@ -99,6 +102,11 @@ struct ForkNotesShareTests {
         }
         let signing = ["FORKNOTES_SIGNING_KEY": ownerKey]
         #expect(try await cli("init", "--store", cli.store, environment: signing).status == 0)
+        return (cli, ownerKey, friendKey, signing)
+    }
+
+    @Test func shareAddAndRemoveTakeThePathOfAPubFile() async throws {
+        let (cli, _, friendKey, signing) = try await Self.storeSignedByAnOwner()
         let added = try await cli("share", "add", "--store", cli.store, "--write", "--name", "friend", friendKey + ".pub", environment: signing)
         #expect(added.status == 0, "\(added.stderr)")
         #expect(try await cli.ok("share", "list", "--store", cli.store).contains("write  friend"))
@@ -116,13 +124,7 @@ struct ForkNotesShareTests {
     }
 
     @Test func aKeyFileThatIsMissingPrivateTooLargeOrNoPublicKeyIsRefusedClearly() async throws {
-        let cli = ForkNotes()
-        let ownerKey = cli.folder.child("owner"), friendKey = cli.folder.child("friend")
-        for path in [ownerKey, friendKey] {
-            #expect(try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-f", path]).status == 0)
-        }
-        let signing = ["FORKNOTES_SIGNING_KEY": ownerKey]
-        #expect(try await cli("init", "--store", cli.store, environment: signing).status == 0)
+        let (cli, ownerKey, friendKey, signing) = try await Self.storeSignedByAnOwner()
         let files = [
             "text": "just some words\n", "rsa.pub": "ssh-rsa AAAAB3NzaC1yc2EAAAADAQABAAABAQ me@host\n", "empty.pub": "",
             "two.pub": try String(contentsOfFile: friendKey + ".pub", encoding: .utf8) + (try String(contentsOfFile: ownerKey + ".pub", encoding: .utf8)),
