@@ -159,3 +159,17 @@ package struct PackIndex: Sendable {
     /// The bytes the index's own checksum covers.
     var checkedBytes: Data { data[data.startIndex..<data.endIndex - 20] }
 }
+
+extension [PackIndex.Entry] {
+    /// The position of the entry starting at `offset`, in entries in pack order
+    /// (``PackIndex/entriesInPackOrder()``), found by binary search: a dictionary of every
+    /// offset cost more memory than the rest of a read-back.
+    func position(startingAt offset: Int) -> Int? {
+        var low = 0, high = count
+        while low < high {
+            let middle = (low + high) / 2
+            if self[middle].offset < offset { low = middle + 1 } else { high = middle }
+        }
+        return low < count && self[low].offset == offset ? low : nil
+    }
+}

@@ -52,17 +52,6 @@ package struct PackReader: @unchecked Sendable {
         (self.path, self.index, self.maximumObjectSize, self.externalBase) = (path, index, maximumObjectSize, externalBase)
     }
 
-    /// The position in ``entries`` of the entry starting at `offset`, found by binary search
-    /// (a dictionary of every offset cost more memory than the rest of a read-back).
-    private func entry(startingAt offset: Int) -> Int? {
-        var low = 0, high = entries.count
-        while low < high {
-            let middle = (low + high) / 2
-            if entries[middle].offset < offset { low = middle + 1 } else { high = middle }
-        }
-        return low < entries.count && entries[low].offset == offset ? low : nil
-    }
-
     /// Reads the whole pack back, as git's `index-pack` would: the pack's checksum and the
     /// index's, the index's checksum of the pack, each entry's CRC-32, and every object —
     /// inflated, its deltas applied — hashed to the id the index gives it. Returns how many
@@ -146,14 +135,14 @@ package struct PackReader: @unchecked Sendable {
             case .offsetDelta:
                 let (distance, length) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: bytes[cursor...]))
                 cursor += length
-                guard distance > 0, distance <= entry.offset, let found = self.entry(startingAt: entry.offset - distance) else {
+                guard distance > 0, distance <= entry.offset, let found = entries.position(startingAt: entry.offset - distance) else {
                     throw .damaged(path, "the delta at \(entry.offset) names no entry before it as its base")
                 }
                 base = .entry(found)
             case .referenceDelta:
                 guard let id = ObjectID(copying: bytes[cursor...]) else { throw .damaged(path, "the delta at \(entry.offset) is cut short") }
                 cursor += 20
-                if let offset = index.offset(of: id), let found = self.entry(startingAt: offset) { base = .entry(found) } else { base = .external(id) }
+                if let offset = index.offset(of: id), let found = entries.position(startingAt: offset) { base = .entry(found) } else { base = .external(id) }
             default:
                 break
             }

@@ -178,12 +178,7 @@ package final class PackWriter {
         var offsets = [Int](repeating: -1, count: index.count)
         /// The new offset of the entry of this pack starting at `offset`, once it is copied.
         func copied(startingAt offset: Int) -> Int? {
-            var low = 0, high = entries.count
-            while low < high {
-                let middle = (low + high) / 2
-                if entries[middle].offset < offset { low = middle + 1 } else { high = middle }
-            }
-            guard low < entries.count, entries[low].offset == offset, let number = index.number(of: entries[low].id) else { return nil }
+            guard let found = entries.position(startingAt: offset), let number = index.number(of: entries[found].id) else { return nil }
             return offsets[number] >= 0 ? offsets[number] : nil
         }
         try data.withBytes { (pack) throws(PackError) in
