@@ -52,7 +52,9 @@ for text in ['{"title":"a","count":-12,"small":127,"unsigned":4294967295,"ratio"
              '"data":"AAEC","url":"https://example.com/a?b","price":12.345,"tags":["x","é"],"nested":{"k":[1,2]}}',
              '[null,true,false,0,-0.0,1E+2,"\\u00e9\\ud83d\\ude00\\n",{"a":{}},[]]', '"\\u0000"', "\ufeff{}",
              # Underflow to zero: JSONDecoder refuses it (found by fuzzing, 2026-11-25).
-             '{"ratio":1.5e-63}', '[1e-400]']:
+             '{"ratio":1.5e-63}', '[1e-400]',
+             # An integer through a double, as JSONDecoder reads it (found by fuzzing, 2026-11-26).
+             '{"count":4294967295999999.99999995e-3}']:
     write("json", text)
     write("json-value-decoder", text)
 

@@ -95,6 +95,22 @@ struct JSONValueDecoderTests {
         }
     }
 
+    /// An integer written with a fraction or an exponent is read as JSONDecoder reads it:
+    /// through a double, which must then be whole (found by the json-value-decoder fuzzer:
+    /// `4294967295999.99999999995` rounds to a whole double, so JSONDecoder takes it as an Int).
+    @Test(arguments: ["4294967295999999.99999995e-3", "4294967296000.0000000001", "1.5", "2.5e0", "1e19", "-9.3e18"])
+    func anIntegerWithAFractionIsReadAsJSONDecoderReadsIt(_ literal: String) throws {
+        let text = #"{"value": \#(literal)}"#
+        let json = try CanonicalJSON.parse(Array(text.utf8))
+        let ours = Result { try JSONValueDecoder().decode(Whole.self, from: json).value }
+        let theirs = Result { try JSONDecoder().decode(Whole.self, from: Data(CanonicalJSON.serialize(json))).value }
+        switch (ours, theirs) {
+        case (.success(let mine), .success(let foundation)): #expect(mine == foundation)
+        case (.failure, .failure): break
+        default: Issue.record("\(literal): \(ours) here, \(theirs) from JSONDecoder")
+        }
+    }
+
     @Test func errorsNameTheirPath() throws {
         let json = try CanonicalJSON.parse(Array(#"{"shapes": [{"circle": {"radius": "wide"}}]}"#.utf8))
         struct Holder: Codable { var shapes: [Shape] }

@@ -71,18 +71,31 @@ private struct JSONValueDecoding: Decoder, SingleValueDecodingContainer {
         return literal.prefix { $0 != "e" && $0 != "E" }.contains { ("1"..."9").contains($0) }
     }
 
+    /// An integer; like `JSONDecoder`, a literal with a fraction or an exponent is read as a
+    /// double, which must then be whole and in range (`4294967295999.99999999995` rounds to
+    /// the double 4294967296000, so an `Int` takes it; `1.5` is an error).
+    private func integer<Number: FixedWidthInteger & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {
+        if case .number(let literal) = value, literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
+            guard let double = Double(literal), let number = Number(exactly: double) else {
+                throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number \(literal) does not fit in \(type)."))
+            }
+            return number
+        }
+        return try number(type)
+    }
+
     func decode(_ type: Double.Type) throws -> Double { try floatingPoint(type) }
     func decode(_ type: Float.Type) throws -> Float { try floatingPoint(type) }
-    func decode(_ type: Int.Type) throws -> Int { try number(type) }
-    func decode(_ type: Int8.Type) throws -> Int8 { try number(type) }
-    func decode(_ type: Int16.Type) throws -> Int16 { try number(type) }
-    func decode(_ type: Int32.Type) throws -> Int32 { try number(type) }
-    func decode(_ type: Int64.Type) throws -> Int64 { try number(type) }
-    func decode(_ type: UInt.Type) throws -> UInt { try number(type) }
-    func decode(_ type: UInt8.Type) throws -> UInt8 { try number(type) }
-    func decode(_ type: UInt16.Type) throws -> UInt16 { try number(type) }
-    func decode(_ type: UInt32.Type) throws -> UInt32 { try number(type) }
-    func decode(_ type: UInt64.Type) throws -> UInt64 { try number(type) }
+    func decode(_ type: Int.Type) throws -> Int { try integer(type) }
+    func decode(_ type: Int8.Type) throws -> Int8 { try integer(type) }
+    func decode(_ type: Int16.Type) throws -> Int16 { try integer(type) }
+    func decode(_ type: Int32.Type) throws -> Int32 { try integer(type) }
+    func decode(_ type: Int64.Type) throws -> Int64 { try integer(type) }
+    func decode(_ type: UInt.Type) throws -> UInt { try integer(type) }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try integer(type) }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try integer(type) }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try integer(type) }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try integer(type) }
 
     func decode<Value: Decodable>(_ type: Value.Type) throws -> Value {
         // The types JSONDecoder's default strategies treat specially.
