@@ -38,8 +38,9 @@ struct QuarantineBoundTests {
         }
         let elapsed = ContinuousClock.now - started
         print("\(rounds) refused fetches in \(elapsed): the transfer repository took at most \(largest.own >> 10) KB of its own and \(largest.fetched >> 10) KB of fetched packs")
+        // No bound on time: on a busy machine it says nothing of the store. What would make
+        // later syncs slower, a growing transfer repository, the two bounds here catch.
         #expect(largest.own <= Self.ownBytes)
-        #expect(elapsed < .seconds(120), "about 10 ms a sync here")
         // The pack and index of one refused fetch: a 10 KB record, its trees and commit.
         #expect(largest.fetched < 32 << 10)
         #expect(exchange.status.quarantine?.head.hex == hostile.last)
