@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of each public module, failing on any warning (a broken
-# link, an undocumented parameter). Output goes to .build/docs/<Module>.doccarchive.
+# link, an undocumented parameter), and first checks that the generated async twins
+# (scripts/async-twins.py) are current. Output goes to .build/docs/<Module>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
+# Every public blocking call's async twin is generated; the generated files must be current.
+python3 scripts/async-twins.py --check
 # dump-symbol-graph covers every module, test modules included, so build them first.
 swift build --build-tests >&2
 swift package dump-symbol-graph --minimum-access-level public >&2

@@ -7,6 +7,7 @@ set -euo pipefail
 
 need=()
 command -v git >/dev/null 2>&1 || need+=(git)
+command -v python3 >/dev/null 2>&1 || need+=(python3)
 command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
 pkg-config --exists libgit2 2>/dev/null || need+=(libgit2-dev)
 pkg-config --exists sqlite3 2>/dev/null || need+=(libsqlite3-dev)

@@ -17,6 +17,7 @@ import ForkStoreExchange
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
+import Synchronization
 
 struct Settings {
     var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "https", "ssh"]
@@ -144,16 +145,18 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     guard let endpoint = try await makeEndpoint(transport, folder: folder) else { return nil }
     let url = endpoint.url("remote.git"), cliURL = endpoint.url("cli-remote.git")
     var row = Row(size: size, transport: transport)
-    let first = try RecordStore<Item>.create(at: folder.child("first"))
-    var next = 0
-    try first.importRecords { () -> Item? in
-        guard next < size else { return nil }
-        defer { next += 1 }
-        return Item.make(next)
+    let first = try await RecordStore<Item>.create(at: folder.child("first"))
+    let next = Mutex(0)
+    try await first.importRecords {
+        next.withLock { next -> Item? in
+            guard next < size else { return nil }
+            defer { next += 1 }
+            return Item.make(next)
+        }
     }
     let firstExchange = Exchange(store: first, remote: try endpoint.remote("remote.git"))
     row.firstPush = try await timed { _ = try await firstExchange.sync() }
-    let second = try RecordStore<Item>.create(at: folder.child("second"))
+    let second = try await RecordStore<Item>.create(at: folder.child("second"))
     let secondExchange = Exchange(store: second, remote: try endpoint.remote("remote.git"))
     row.firstFetch = try await timed { _ = try await secondExchange.sync() }
     let received = try await second.count()

@@ -41,7 +41,7 @@ extension RecordStore where Record: IndexedRecord {
             for await _ in wakeUps {
                 do {
                     let last = seen
-                    let answer = try await engine.perform { () -> (head: CommitID, records: [Record])? in
+                    let answer = try await onStoreThread { () -> (head: CommitID, records: [Record])? in
                         guard try self.readableHead(of: fork).id != last else { return nil }
                         var records: [Record] = []
                         let head = try self.forEach(matching: query, in: fork) { records.append($0) }

@@ -56,15 +56,3 @@ extension RecordStore where Record: IndexedRecord {
         try engine.companion("ForkStoreQueries.RecordIndex") { RecordIndex<Record>(storePath: path) }
     }
 }
-
-extension RecordStore where Record: IndexedRecord {
-    /// `query(_:in:)` on one of ForkStore's own threads, leaving the caller's actor free.
-    public func query(_ query: RecordQuery<Record>, in fork: Fork = .main) async throws -> [Record] {
-        try await engine.perform { try self.query(query, in: fork) }
-    }
-
-    /// `count(matching:in:)` on one of ForkStore's own threads.
-    public func count(matching query: RecordQuery<Record>, in fork: Fork = .main) async throws -> Int {
-        try await engine.perform { try self.count(matching: query, in: fork) }
-    }
-}

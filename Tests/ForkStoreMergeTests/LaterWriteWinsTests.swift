@@ -98,10 +98,10 @@ struct LaterWriteWinsTests {
     }
 
     @Test func fourTasksIncrementingOnTheirOwnForksLoseNothing() async throws {
-        let store = try Store<Count>.inMemory()
+        let store = try await Store<Count>.inMemory()
         try await store.save(Count(events: 0))
         let forks = try (1...4).map { try Fork("task-\($0)") }
-        for fork in forks { try store.createFork(fork) }
+        for fork in forks { try await store.createFork(fork) }
         try await withThrowingTaskGroup(of: Void.self) { group in
             for fork in forks {
                 group.addTask {
@@ -113,7 +113,7 @@ struct LaterWriteWinsTests {
             }
             try await group.waitForAll()
         }
-        try store.mergeAllForks()
+        try await store.mergeAllForks()
         #expect(try await store.value() == Count(events: 40))
     }
 
@@ -173,7 +173,7 @@ struct LaterWriteWinsTests {
 
     @Test func aSetInAnotherOrderMakesNoCommit() async throws {
         let folder = TemporaryFolder()
-        let store = try Store<Tags>.create(at: folder.child("tags"))
+        let store = try await Store<Tags>.create(at: folder.child("tags"))
         let tags: Set<String> = ["red", "green", "blue", "gold", "grey", "pink", "teal"]
         try await store.save(Tags(tags: tags))
         // Write the same set with its array reversed, as another process might order it.
@@ -183,14 +183,14 @@ struct LaterWriteWinsTests {
         let json = "{\"tags\":[" + order.reversed().map { "\"\($0)\"" }.joined(separator: ",") + "]}"
         let blob = try await git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: json).stdout.trimmed
         let tree = try await git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
-        let head = try store.head()
+        let head = try await store.head()
         let message = "Reordered\n\nModel-Version: 1\nFormat-Version: 1\n"
         let commit = try await git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
         try await git("--git-dir", store.path, "update-ref", "refs/heads/main", commit)
-        let before = try store.head()
+        let before = try await store.head()
         #expect(try await store.save(Tags(tags: tags)).id == before.id)
         #expect(try await store.update { $0?.tags.insert("red") }.id == before.id)
-        #expect(try store.head().id == before.id)
+        #expect(try await store.head().id == before.id)
     }
 
     @Test func theClockStaysMonotonicWhenTheWallClockStepsBack() throws {
@@ -212,7 +212,7 @@ struct LaterWriteWinsTests {
     /// Puts a commit of `{"title": title}` with `message` on top of `fork`, as a peer wrote it
     /// with git's plumbing, and returns its id.
     private func commitAsAPeer(_ message: String, title: String, on fork: Fork, in store: Store<Doc>) async throws -> String {
-        let head = try store.head(of: fork)
+        let head = try await store.head(of: fork)
         let blob = try await git("--git-dir", store.path, "hash-object", "-w", "--stdin", input: "{\"title\":\"\(title)\"}").stdout.trimmed
         let tree = try await git("--git-dir", store.path, "mktree", input: "100644 blob \(blob)\tvalue.json\n").stdout.trimmed
         let made = try await git("--git-dir", store.path, "commit-tree", tree, "-p", head.id.hex, "-m", message).stdout.trimmed
@@ -222,19 +222,19 @@ struct LaterWriteWinsTests {
 
     @Test func aCommitFromTheFarFutureIsClampedAndReported() async throws {
         let clock = TestClock()
-        let store = try Store<Doc>.inMemory(options: clock.options)
+        let store = try await Store<Doc>.inMemory(options: clock.options)
         try await store.save(Doc(title: "base"))
         let future = try Fork("future")
-        try store.createFork(future)
+        try await store.createFork(future)
         // A replica whose clock is ten years ahead wrote this commit.
-        let head = try store.head(of: future)
+        let head = try await store.head(of: future)
         let tenYears: Int64 = 10 * 365 * 24 * 3600 * 1000
         let ahead = HybridTime(milliseconds: head.clock.milliseconds + tenYears)
         let message = "From the future\n\nModel-Version: 1\nFormat-Version: 1\nClock: \(ahead)\nReplica: ffffffffffffffff\n"
         let made = try await commitAsAPeer(message, title: "future", on: future, in: store)
         clock.advance(1)
         try await store.save(Doc(title: "local"))
-        guard case .merged(let merge, _) = try store.mergeIntoMain(from: future) else {
+        guard case .merged(let merge, _) = try await store.mergeIntoMain(from: future) else {
             Issue.record("expected a merge")
             return
         }
@@ -254,10 +254,10 @@ struct LaterWriteWinsTests {
     /// is still later, and its trailers still within range (every reader takes it).
     @Test func aCommitAtTheTopOfTheCounterRangesIsFollowedWithinRange() async throws {
         let clock = TestClock()
-        let store = try Store<Doc>.inMemory(options: clock.options)
+        let store = try await Store<Doc>.inMemory(options: clock.options)
         try await store.save(Doc(title: "base"))
         let top = try Fork("top")
-        try store.createFork(top)
+        try await store.createFork(top)
         let now = Int64(clock.date.timeIntervalSince1970 * 1000)
         let message = """
             At the top
@@ -271,7 +271,7 @@ struct LaterWriteWinsTests {
             """
         _ = try await commitAsAPeer(message, title: "top", on: top, in: store)
         try await store.save(Doc(title: "local"))
-        guard case .merged(let merge, _) = try store.mergeIntoMain(from: top) else {
+        guard case .merged(let merge, _) = try await store.mergeIntoMain(from: top) else {
             Issue.record("expected a merge")
             return
         }

@@ -33,7 +33,7 @@ struct StoreConflictTests {
     @Test func theMergeReportsEachConflictAndRecordsItInTrailers() async throws {
         let (folder, store, phone) = try forked()
         _ = folder
-        guard case .merged(let commit, let conflicts) = try store.mergeIntoMain(from: phone) else {
+        guard case .merged(let commit, let conflicts) = try await store.mergeIntoMain(from: phone) else {
             Issue.record("expected a merge")
             return
         }

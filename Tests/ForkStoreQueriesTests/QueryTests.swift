@@ -182,9 +182,9 @@ struct QueryTests {
         let folder = TemporaryFolder()
         let path = folder.child("store")
         var random = SplitMix(state: 3)
-        let store = try RecordStore<IndexedItem>.create(at: path)
+        let store = try await RecordStore<IndexedItem>.create(at: path)
         try await store.save((0..<200).map { randomItem(&random, id: "i\($0)") })
-        try store.refreshIndex()
+        try await store.refreshIndex()
         var interrupted = 0
         for round in 0..<4 {
             // A large change, so the writer is killed while it applies it.
@@ -194,7 +194,7 @@ struct QueryTests {
             let acknowledged = try await runStressWriter(["index", path], killAfter: 1, delay: Double(round) * 0.04)
             #expect(acknowledged.first == "start")
             if !acknowledged.contains("indexed") { interrupted += 1 }
-            let reopened = try RecordStore<IndexedItem>.open(at: path)
+            let reopened = try await RecordStore<IndexedItem>.open(at: path)
             try expectIndexAgreesWithAScan(reopened)
         }
         // At least one kill landed before the update was done (round 0 kills at once).

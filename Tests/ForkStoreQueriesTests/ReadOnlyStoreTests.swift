@@ -14,7 +14,7 @@ struct ReadOnlyStoreTests {
         let folder = TemporaryFolder()
         let path = folder.child("store")
         do {
-            let store = try RecordStore<IndexedItem>.create(at: path)
+            let store = try await RecordStore<IndexedItem>.create(at: path)
             try await store.save((0..<30).map { IndexedItem(id: "i\($0)", title: "t\($0)", tags: $0 % 3 == 0 ? ["red"] : []) })
         }
         try ReadOnlyUser.makeReadOnly(path)

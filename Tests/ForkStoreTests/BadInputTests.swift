@@ -45,13 +45,13 @@ struct BadInputTests {
         #expect(throws: StoreError.unknownModelVersion(found: 999, known: 1, commit: id)) {
             try store.save(Doc(title: "overwrite"), to: bad)
         }
-        #expect(try store.head(of: bad).id == id)
+        #expect(try await store.head(of: bad).id == id)
         // A build that knows version 2 still refuses 999; the message names both versions.
         let error = StoreError.unknownModelVersion(found: 999, known: 1, commit: id)
         #expect(error.description.contains("999") && error.description.contains("1"))
         try expectStillUsable(store)
         // An app with a newer model reads older data.
-        let newer = try Store<DocV2>.open(at: store.path)
+        let newer = try await Store<DocV2>.open(at: store.path)
         #expect(try await newer.value() == DocV2(title: "still writable", count: 1))
     }
 

@@ -9,7 +9,7 @@ struct ConcurrencyTests {
         let (folder, store) = try makeStore()
         _ = folder
         let forks = try (0..<4).map { try Fork("task-\($0)") }
-        for fork in forks { try store.createFork(fork) }
+        for fork in forks { try await store.createFork(fork) }
         let perTask = 25
         try await withThrowingTaskGroup(of: Void.self) { group in
             for (index, fork) in forks.enumerated() {
@@ -26,7 +26,7 @@ struct ConcurrencyTests {
             }
             try await group.waitForAll()
         }
-        try store.syncAllForks()
+        try await store.syncAllForks()
         let expected = Set(forks.indices.flatMap { index in
             (0..<perTask).flatMap { ["\(index)-0-\($0)", "\(index)-1-\($0)", "main-\(index)-\($0)"] }
         })
@@ -49,10 +49,10 @@ struct ConcurrencyTests {
             #expect(result.stdout.split(separator: "\n").count == count)
         }
         let expected = Set((0..<count).flatMap { ["p-\($0)", "q-\($0)"] })
-        let reopened = try Store<Tally>.open(at: store.path)
+        let reopened = try await Store<Tally>.open(at: store.path)
         #expect(try reopened.items() == expected)
         // Every write is its own commit in the history: 1 create + 2 * count adds.
-        #expect(try reopened.history().count == 1 + 2 * count)
+        #expect(try await reopened.history().count == 1 + 2 * count)
         try await expectFsckClean(store.path)
     }
 
@@ -93,7 +93,7 @@ struct ConcurrencyTests {
             acknowledged.formUnion(printed)
             #expect(signalled)
 
-            let reopened = try Store<Tally>.open(at: store.path)
+            let reopened = try await Store<Tally>.open(at: store.path)
             let items = try reopened.items()
             #expect(acknowledged.isSubset(of: items), "lost: \(acknowledged.subtracting(items).sorted())")
             try reopened.add("after-\(round)")

@@ -113,7 +113,7 @@ struct ConformanceCorpusTests {
         let expected = try Self.json("stores/\(name)/expected.json")
         if case .string(let refusal)? = expected["refused"] {
             do {
-                _ = try Store<AnyValue>.open(at: path)
+                _ = try await Store<AnyValue>.open(at: path)
                 Issue.record("\(name): opened, but the corpus says it is refused as \(refusal)")
             } catch {
                 #expect(Self.kind(of: error) == refusal, "\(name)")
@@ -125,8 +125,8 @@ struct ConformanceCorpusTests {
             return
         }
         let isRecords = expected["resource"] == .string("records")
-        let records = isRecords ? try RecordStore<AnyRecord>.open(at: path) : nil
-        let values = isRecords ? nil : try Store<AnyValue>.open(at: path)
+        let records = isRecords ? try await RecordStore<AnyRecord>.open(at: path) : nil
+        let values = isRecords ? nil : try await Store<AnyValue>.open(at: path)
         for member in forks {
             let fork = try Fork(member.key)
             let want = member.value
@@ -138,7 +138,7 @@ struct ConformanceCorpusTests {
                     #expect(Self.kind(of: error) == refusal, "\(name)/\(fork)")
                 }
             } else if let records {
-                let (found, problems) = try records.recordsAndProblems(in: fork)
+                let (found, problems) = try await records.recordsAndProblems(in: fork)
                 let listed = try found.sorted { $0.id.utf8.lexicographicallyPrecedes($1.id.utf8) }
                     .map { JSONValue.object([.init(key: "id", value: .string($0.id)), .init(key: "record", value: try $0.json.canonical)]) }
                 #expect(JSONValue.array(listed) == want["records"], "\(name)/\(fork)")
@@ -186,14 +186,14 @@ struct ConformanceCorpusTests {
             return
         }
         let folder = TemporaryFolder()
-        let store = try Store<AnyValue>.create(at: folder.child("store"))
+        let store = try await Store<AnyValue>.create(at: folder.child("store"))
         let tree = try await git("--git-dir", store.path, "rev-parse", "main^{tree}").stdout.trimmed
         for row in rows {
             guard case .string(let message)? = row["message"] else { continue }
             let object = "tree \(tree)\nauthor A <a@b> 1700000000 +0000\ncommitter A <a@b> 1700000000 +0000\n\n\(message)"
             let hex = try await git("--git-dir", store.path, "hash-object", "-t", "commit", "-w", "--stdin", input: object).stdout.trimmed
             let id = try #require(CommitID(hex))
-            let commit = try store.commit(id)
+            let commit = try await store.commit(id)
             if row["malformed"] == .bool(true) {
                 #expect {
                     try store.value(at: id)

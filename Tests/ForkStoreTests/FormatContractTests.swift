@@ -75,7 +75,7 @@ struct FormatContractTests {
         _ = folder
         try await store.save(Doc(title: "before"))
         let id = try await commitByHand(store.path, message: "By hand\n \n" + trailers)
-        let commit = try store.commit(#require(CommitID(id)))
+        let commit = try await store.commit(#require(CommitID(id)))
         #expect(commit.modelVersion == 1)
         try await Self.expectGitAgrees(with: commit, in: store.path)
         #expect(try await store.value() == Doc(title: "by hand"))
@@ -123,7 +123,7 @@ struct FormatContractTests {
         try await store.save(Doc(title: "before"))
         _ = try await commitByHand(store.path, message: "Model-Version: 1\nFormat-Version: 1\n")
         #expect(throws: StoreError.self) { try store.value() }
-        #expect(try store.head().trailers.isEmpty)
+        #expect(try await store.head().trailers.isEmpty)
     }
 
     /// Points `main` at a commit of the value `{"title": "by hand"}` with this message.
@@ -139,14 +139,14 @@ struct FormatContractTests {
 
     @Test func conflictTrailersKeepEveryRecordIdIntact() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        let store = try await RecordStore<Card>.create(at: folder.child("store"))
         let ids = ["a/b", "tab\there", "line\nbreak", "cr\rhere", "100%", "~0", "/\u{301}combining", "(paren) x", "nel\u{85}"]
         try await store.save(ids.map { Card(id: $0, title: "base") })
         let other = try Fork("other")
-        try store.createFork(other)
+        try await store.createFork(other)
         try await store.save(ids.map { Card(id: $0, title: "theirs") }, to: other)
         try await store.save(ids.map { Card(id: $0, title: "ours") })
-        guard case .merged(let merge, let conflicts) = try store.merge(from: other, into: .main) else {
+        guard case .merged(let merge, let conflicts) = try await store.merge(from: other, into: .main) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -187,12 +187,12 @@ struct FormatContractTests {
 
     @Test func unrelatedRecordHistoriesMergeAsASalvage() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<Card>.create(at: folder.child("store"))
-        let other = try RecordStore<Card>.create(at: folder.child("other"))
+        let store = try await RecordStore<Card>.create(at: folder.child("store"))
+        let other = try await RecordStore<Card>.create(at: folder.child("other"))
         try await store.save(Card(id: "a", title: "here"))
         try await other.save([Card(id: "a", title: "there"), Card(id: "b", title: "only there")])
         try await git("--git-dir", store.path, "fetch", "-q", other.path, "main:refs/heads/alien")
-        guard case .merged(let merge, let conflicts) = try store.merge(from: Fork("alien"), into: .main) else {
+        guard case .merged(let merge, let conflicts) = try await store.merge(from: Fork("alien"), into: .main) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -207,10 +207,10 @@ struct FormatContractTests {
         _ = folder
         try await store.save(Doc(title: "base"))
         let other = try Fork("other")
-        try store.createFork(other)
+        try await store.createFork(other)
         try await store.save(Doc(title: "theirs"), to: other)
         try await store.save(Doc(title: "ours"))
-        guard case .merged(let merge, _) = try store.merge(from: other, into: .main) else {
+        guard case .merged(let merge, _) = try await store.merge(from: other, into: .main) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -230,8 +230,8 @@ struct FormatContractTests {
 
     @Test func oneValueHasOneBlobWhateverTypeOrFormWroteIt() async throws {
         let folder = TemporaryFolder()
-        let double = try Store<Measure>.create(at: folder.child("double"))
-        let integer = try Store<Count>.create(at: folder.child("integer"))
+        let double = try await Store<Measure>.create(at: folder.child("double"))
+        let integer = try await Store<Count>.create(at: folder.child("integer"))
         try await double.save(Measure(value: 9_007_199_254_740_992))
         try await integer.save(Count(value: 9_007_199_254_740_992))
         let one = try await git("--git-dir", double.path, "rev-parse", "main:value.json").stdout

@@ -86,7 +86,7 @@ struct GitLockFileTests {
         let refused = try await git("--git-dir", store.path, "update-ref", "refs/heads/main", head)
         #expect(refused.status != 0 && refused.stderr.contains("main.lock"))
 
-        let reopened = try Store<Tally>.open(at: store.path)
+        let reopened = try await Store<Tally>.open(at: store.path)
         try reopened.add("after")
         #expect(!FileManager.default.fileExists(atPath: lock))
         #expect(try reopened.items() == ["before", "after"])

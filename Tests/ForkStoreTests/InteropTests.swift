@@ -11,10 +11,10 @@ struct InteropTests {
         _ = folder
         try await store.save(Doc(title: "Fork Yeah", count: 3), message: "First words")
         let ui = try Fork("ui")
-        try store.createFork(ui)
+        try await store.createFork(ui)
         try await store.save(Doc(title: "from ui", count: 4), to: ui)
         try await store.save(Doc(title: "from main", count: 5))
-        try store.mergeIntoMain(from: ui)
+        try await store.mergeIntoMain(from: ui)
         try await expectFsckClean(store.path)
 
         let log = try await git("--git-dir", store.path, "log", "--format=%B%x00", "main")
@@ -23,7 +23,7 @@ struct InteropTests {
         #expect(log.stdout.contains("Format-Version: 1"))
         #expect(log.stdout.contains("Merged-Fork: ui"))
         let trailers = try await git("--git-dir", store.path, "log", "-1", "--format=%(trailers:key=Lamport,valueonly)", "main")
-        #expect(Int(trailers.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == (try store.head()).lamport)
+        #expect(Int(trailers.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) == (try await store.head()).lamport)
 
         let shown = try await git("--git-dir", store.path, "show", "main:value.json")
         #expect(shown.status == 0)
@@ -38,8 +38,8 @@ struct InteropTests {
 
     @Test func identicalValuesGiveIdenticalBlobs() async throws {
         let folder = TemporaryFolder()
-        let one = try Store<Tally>.create(at: folder.child("one"))
-        let two = try Store<Tally>.create(at: folder.child("two"))
+        let one = try await Store<Tally>.create(at: folder.child("one"))
+        let two = try await Store<Tally>.create(at: folder.child("two"))
         try await one.save(Tally(["z", "a", "m", "ü", "10", "9"]))
         try await two.save(Tally(["9", "ü", "m", "z", "a", "10"]))
         let blobOne = try await git("--git-dir", one.path, "rev-parse", "main:value.json").stdout
@@ -60,7 +60,7 @@ struct InteropTests {
         let (folder, store) = try makeStore(Doc.self)
         _ = folder
         try await store.save(Doc(title: "before"))
-        let head = try store.head()
+        let head = try await store.head()
         let blob = try await git(
             "--git-dir", store.path, "hash-object", "-w", "--stdin", input: #"{"count":7,"title":"by git"}"#)
         let tree = try await git(
@@ -72,7 +72,7 @@ struct InteropTests {
         try await git("--git-dir", store.path, "update-ref", "refs/heads/main", commit.stdout.trimmed, head.id.hex)
 
         #expect(try await store.value() == Doc(title: "by git", count: 7))
-        let read = try store.head()
+        let read = try await store.head()
         #expect(read.subject == "Edited by hand")
         #expect(read.modelVersion == 1 && read.lamport == head.lamport + 1)
         // And the library keeps writing on top of it.

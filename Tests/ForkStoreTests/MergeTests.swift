@@ -11,10 +11,10 @@ struct MergeTests {
             _ = folder
             try await store.save(Doc(title: "draft"))
             let ui = try Fork("ui")
-            try store.createFork(ui)
+            try await store.createFork(ui)
             try await store.remove(from: removeOnMain ? .main : ui)
             try await store.save(Doc(title: "edited"), to: removeOnMain ? ui : .main)
-            guard case .merged(let merge, _) = try store.mergeIntoMain(from: ui) else {
+            guard case .merged(let merge, _) = try await store.mergeIntoMain(from: ui) else {
                 Issue.record("expected a merge commit")
                 continue
             }
@@ -41,17 +41,17 @@ struct MergeTests {
         _ = folder
         try await store.save(Doc(title: "base"))
         let x = try Fork("x"), y = try Fork("y"), xCopy = try Fork("x-copy"), yCopy = try Fork("y-copy")
-        try store.createFork(x)
-        try store.createFork(y)
+        try await store.createFork(x)
+        try await store.createFork(y)
         try await store.save(Doc(title: "from x"), to: x)
         try await store.save(Doc(title: "from y", count: 3), to: y)
-        try store.createFork(xCopy, from: x)
-        try store.createFork(yCopy, from: y)
-        try store.merge(from: y, into: x)
-        try store.merge(from: xCopy, into: yCopy)
+        try await store.createFork(xCopy, from: x)
+        try await store.createFork(yCopy, from: y)
+        try await store.merge(from: y, into: x)
+        try await store.merge(from: xCopy, into: yCopy)
         let one = try await store.value(in: x), two = try await store.value(in: yCopy)
         #expect(one == two)
-        #expect(try store.head(of: x).trailer("Merge-Strategy") == "last-writer-wins")
+        #expect(try await store.head(of: x).trailer("Merge-Strategy") == "last-writer-wins")
         try await expectFsckClean(store.path)
     }
 
@@ -60,18 +60,18 @@ struct MergeTests {
         _ = folder
         try await store.save(Doc(title: "base"))
         let a = try Fork("a"), b = try Fork("b"), bEarly = try Fork("b-early"), aCopy = try Fork("a-copy")
-        try store.createFork(a)
-        try store.createFork(b)
+        try await store.createFork(a)
+        try await store.createFork(b)
         try await store.save(Doc(title: "a1"), to: a)
         try await store.save(Doc(title: "b1"), to: b)
-        try store.createFork(bEarly, from: b)
-        try store.merge(from: a, into: b)
-        try store.merge(from: bEarly, into: a)
+        try await store.createFork(bEarly, from: b)
+        try await store.merge(from: a, into: b)
+        try await store.merge(from: bEarly, into: a)
         try await store.save(Doc(title: "a2", count: 1), to: a)
         try await store.save(Doc(title: "b2", count: 2), to: b)
-        try store.createFork(aCopy, from: a)
-        try store.merge(from: b, into: a)
-        try store.merge(from: aCopy, into: b)
+        try await store.createFork(aCopy, from: a)
+        try await store.merge(from: b, into: a)
+        try await store.merge(from: aCopy, into: b)
         #expect(try await store.value(in: a) == store.value(in: b))
         try await expectFsckClean(store.path)
     }

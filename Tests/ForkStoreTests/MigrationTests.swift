@@ -79,9 +79,9 @@ struct MigrationTests {
     @Test func olderRecordsAreMigratedWhenRead() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("tasks")
-        let v1 = try RecordStore<TaskV1>.create(at: path)
+        let v1 = try await RecordStore<TaskV1>.create(at: path)
         try await v1.save([TaskV1(id: "a", title: "open", done: false), TaskV1(id: "b", title: "closed", done: true)])
-        let v2 = try RecordStore<TaskV2>.open(at: path)
+        let v2 = try await RecordStore<TaskV2>.open(at: path)
         #expect(try await v2.record("a")?.completedAt == nil)
         #expect(try await v2.record("b")?.completedAt != nil)
         // A version-2 write next to version-1 records: each record keeps its own stamp.

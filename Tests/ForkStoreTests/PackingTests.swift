@@ -26,7 +26,7 @@ struct PackingTests {
         let folder = TemporaryFolder()
         var options = StoreOptions()
         options.packThreshold = 64
-        let films = try RecordStore<Film>.create(at: folder.child("films"), options: options)
+        let films = try await RecordStore<Film>.create(at: folder.child("films"), options: options)
         for round in 0..<130 {
             try await films.save(Film(id: "film-\(round)", title: "Title \(round)", year: round))
         }
@@ -36,7 +36,7 @@ struct PackingTests {
                 .flatMap { Int($0.split(separator: " ").last ?? "") } ?? -1
         }
         #expect(value("in-pack") > 0, "the policy packed: \(counted)")
-        try films.pack()
+        try await films.pack()
         let after = try await git("--git-dir", films.path, "count-objects", "-v").stdout
         #expect(after.contains("count: 0"))
         #expect(try await films.count() == 130)
@@ -46,7 +46,7 @@ struct PackingTests {
 
     @Test func leftoversOfAKilledWriterAreRemovedByTheNextWrite() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"))
         try await store.save(StressItem(id: "a", text: "before"))
         let orphan = store.path + "/objects/pack/pack-" + String(repeating: "ab", count: 20)
         let leftovers = [
@@ -56,7 +56,7 @@ struct PackingTests {
         ]
         try FileManager.default.createDirectory(atPath: store.path + "/objects/ab", withIntermediateDirectories: true)
         for path in leftovers { #expect(FileManager.default.createFile(atPath: path, contents: Data(count: 4096))) }
-        let reopened = try RecordStore<StressItem>.open(at: store.path)
+        let reopened = try await RecordStore<StressItem>.open(at: store.path)
         try await reopened.save(StressItem(id: "b", text: "after"))
         for path in leftovers { #expect(!FileManager.default.fileExists(atPath: path), "\(path)") }
         try await expectFsckClean(store.path)
@@ -84,13 +84,13 @@ struct PackingTests {
 
     @Test func anImportKilledAtAnyMomentLosesNoAcknowledgedRecord() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"))
         var acknowledged = 0
         for round in 0..<6 {
             let done = try await runStressWriter(
                 ["import", store.path, "r\(round)", "200000", "100"], killAfter: 1 + round % 3)
             acknowledged = max(acknowledged, 0) + (done.last.flatMap { Int($0) } ?? 0)
-            let reopened = try RecordStore<StressItem>.open(at: store.path)
+            let reopened = try await RecordStore<StressItem>.open(at: store.path)
             let last = try #require(done.last.flatMap { Int($0) })
             for index in stride(from: 0, to: last, by: max(1, last / 50)) {
                 #expect(try await reopened.record("r\(round)-\(index)") != nil, "round \(round): r\(round)-\(index) lost")
@@ -105,12 +105,12 @@ struct PackingTests {
 
     @Test func anImportAndOneByOneWritesFromTwoProcessesLoseNothing() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"))
         async let imported = runStressWriter(["import", store.path, "bulk", "20000", "500"], killAfter: nil)
         async let saved = runStressWriter(["save", store.path, "single", "150"], killAfter: nil)
         let (bulk, single) = try await (imported, saved)
         #expect(bulk.last == "20000" && single.count == 150)
-        let reopened = try RecordStore<StressItem>.open(at: store.path)
+        let reopened = try await RecordStore<StressItem>.open(at: store.path)
         #expect(try await reopened.count() == 20_150)
         let ids = Set(try await reopened.records().map(\.id))
         #expect(ids.count == 20_150 && ids.contains("bulk-19999") && ids.contains("single-149"))
@@ -120,9 +120,9 @@ struct PackingTests {
 
     @Test func anImportWritesOnePackWithTheNewestTreesWholeAndTheRestAsDeltas() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"))
         var next = 0
-        let report = try store.importRecords(batchSize: 500) { () -> StressItem? in
+        let report = try await store.importRecords(batchSize: 500) { () -> StressItem? in
             defer { next += 1 }
             return next < 4_000 ? StressItem(id: "item-\(next)", text: "text \(next)") : nil
         }
@@ -159,7 +159,7 @@ struct PackingTests {
         let folder = TemporaryFolder()
         var options = StoreOptions()
         options.packThreshold = 10_000
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"), options: options)
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"), options: options)
         func item(_ index: Int, _ round: Int) -> StressItem {
             StressItem(id: "item-\(index)", text: String(repeating: "shared text \(index) ", count: 40) + "round \(round)")
         }
@@ -173,7 +173,7 @@ struct PackingTests {
         let before = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".pack") }
         #expect(before.count >= 5)
 
-        _ = try store.pack()
+        _ = try await store.pack()
 
         let after = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks)
         #expect(after.filter { $0.hasSuffix(".pack") }.count == 1, "\(after)")
@@ -187,7 +187,7 @@ struct PackingTests {
         let counted = try await git("--git-dir", store.path, "count-objects", "-v").stdout
         #expect(counted.contains("in-pack: \(unique)\n"), "objects twice in the pack: \(unique) unique; \(counted)")
         // The handle that had the old packs open reads on, and so does a new one.
-        for reader in [store, try RecordStore<StressItem>.open(at: store.path)] {
+        for reader in [store, try await RecordStore<StressItem>.open(at: store.path)] {
             #expect(try await reader.records().count == 40)
             #expect(try await reader.record("item-3")?.text.hasSuffix("round 4") == true)
             #expect(try await reader.record("item-30")?.text.hasSuffix("round 3") == true)
@@ -205,7 +205,7 @@ struct PackingTests {
         let old = try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).filter { $0.hasSuffix(".idx") }
         #expect(old.count == 3)
         // A handle of its own, which has cached nothing: its reads map every pack's index.
-        let reader = try RecordStore<StressItem>.open(at: store.path)
+        let reader = try await RecordStore<StressItem>.open(at: store.path)
         #expect(try await reader.records().count == 40)
         func mapped() throws -> [String] {
             let maps = try String(contentsOfFile: "/proc/self/maps", encoding: .utf8)
@@ -215,7 +215,7 @@ struct PackingTests {
         // none of them (its mapping budget is process-wide), and then there is nothing to see.
         guard try !mapped().isEmpty else { return }
 
-        _ = try store.pack()
+        _ = try await store.pack()
         #expect(try await reader.record("item-3")?.text == "round 2 3")
 
         let stillMapped = try mapped()
@@ -269,7 +269,7 @@ struct PackingTests {
         } throws: { "\($0)".contains("did not read back, the old packs are kept") }
         #expect(try FileManager.default.contentsOfDirectory(atPath: folderOfPacks).sorted() == before)
         try await expectFsckClean(store.path)
-        let reopened = try RecordStore<StressItem>.open(at: store.path)
+        let reopened = try await RecordStore<StressItem>.open(at: store.path)
         #expect(try await reopened.records().count == 40)
         #expect(try await reopened.record("item-7")?.text == "round 2 7")
         // Undamaged, the same roll-up goes through.
@@ -280,7 +280,7 @@ struct PackingTests {
 
     @Test func aRollUpKilledAtAnyMomentLosesNothing() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<StressItem>.create(at: folder.child("store"))
+        let store = try await RecordStore<StressItem>.create(at: folder.child("store"))
         for round in 0..<6 {
             // Enough equal packs that the roll-up copies them all.
             for batch in 0..<12 {
@@ -288,7 +288,7 @@ struct PackingTests {
             }
             let done = try await runStressWriter(["pack", store.path], killAfter: 1, delay: Double(round) * 0.01)
             #expect(done.first == "start")
-            let reopened = try RecordStore<StressItem>.open(at: store.path)
+            let reopened = try await RecordStore<StressItem>.open(at: store.path)
             #expect(try await reopened.count() == (round + 1) * 12 * 60)
             #expect(try await reopened.records().count == (round + 1) * 12 * 60, "round \(round)")
             try await expectFsckClean(store.path)
@@ -297,7 +297,7 @@ struct PackingTests {
             #expect(!files.contains { $0.hasPrefix("pack_git2_") || $0.hasPrefix("tmp_") }, "temporary files left: \(files)")
             try await reopened.delete("after-\(round)")
         }
-        _ = try store.pack()
+        _ = try await store.pack()
         let files = try FileManager.default.contentsOfDirectory(atPath: store.path + "/objects/pack")
         #expect(files.filter { $0.hasSuffix(".pack") }.count == 1 && files.count == 2, "\(files)")
         try await expectFsckClean(store.path)

@@ -55,7 +55,7 @@ struct ReaderStrictnessTests {
 
     @Test func entriesTheLayoutDoesNotNameAreIgnoredAndKept() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        let store = try await RecordStore<Card>.create(at: folder.child("store"))
         try await store.save([Card(id: "a", title: "A"), Card(id: "b", title: "B")])
         try await addByHand([
             "README": "not a record\n", "records/00/00/notes.txt": "not a record either\n",
@@ -75,7 +75,7 @@ struct ReaderStrictnessTests {
 
     @Test func aRecordAtAPathItsIdDoesNotGiveIsAProblemNotARecord() async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        let store = try await RecordStore<Card>.create(at: folder.child("store"))
         try await store.save(Card(id: "a", title: "A"))
         let path = try #require(try await git("--git-dir", store.path, "ls-tree", "-r", "--name-only", "main").stdout
             .split(separator: "\n").first.map(String.init))
@@ -83,7 +83,7 @@ struct ReaderStrictnessTests {
         // The same blob again at the path of id "b": a copy, not a second record.
         let other = RecordPath(id: "b").description
         try await addByHand([other: blob], to: store.path)
-        let (records, problems) = try store.recordsAndProblems()
+        let (records, problems) = try await store.recordsAndProblems()
         #expect(records.map(\.id) == ["a"])
         #expect(problems.map(\.path) == [other])
         #expect(throws: StoreError.self) { try store.record("b") }
@@ -101,12 +101,12 @@ struct ReaderStrictnessTests {
     ])
     func aRecordWithAnEnvelopeThatDisagreesIsAProblemNotARecord(_ text: String) async throws {
         let folder = TemporaryFolder()
-        let store = try RecordStore<Card>.create(at: folder.child("store"))
+        let store = try await RecordStore<Card>.create(at: folder.child("store"))
         try await store.save(Card(id: "a", title: "A"))
         let blob = String(decoding: try CanonicalJSON.canonicalize(Array(text.utf8)), as: UTF8.self)
         let path = RecordPath(id: "b").description
         try await addByHand([path: blob], to: store.path)
-        let (records, problems) = try store.recordsAndProblems()
+        let (records, problems) = try await store.recordsAndProblems()
         #expect(records.map(\.id) == ["a"])
         #expect(problems.map(\.path) == [path])
         #expect(throws: StoreError.self) { try store.record("b") }
@@ -159,15 +159,15 @@ struct ReaderStrictnessTests {
     @Test func aMigratedRecordReadsTheSameWhereverAndWheneverItIsRead() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")
-        let old = try RecordStore<Card>.create(at: path)
+        let old = try await RecordStore<Card>.create(at: path)
         try await old.save(Card(id: "x/1", title: "old"))
-        let store = try RecordStore<CardV2>.open(at: path)
+        let store = try await RecordStore<CardV2>.open(at: path)
         let first = try await store.record("x/1")
         #expect(first == CardV2(id: "x/1", title: "old", migratedFor: "x/1", fromVersion: 1))
         try await Task.sleep(for: .milliseconds(1100))
         try await store.save(CardV2(id: "other", title: "new"))
         let fork = try Fork("later")
-        try store.createFork(fork)
+        try await store.createFork(fork)
         try await store.save(CardV2(id: "another", title: "new"), to: fork)
         #expect(try await store.record("x/1") == first)
         #expect(try await store.record("x/1", in: fork) == first)

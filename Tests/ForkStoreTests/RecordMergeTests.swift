@@ -36,7 +36,7 @@ struct RecordMergeTests {
         try await films.save(Film(id: "new-main", title: "added on main", year: 100), to: .main)
         try await films.save(Film(id: "f3", title: "ui edit", year: 3), to: ui)
         try await films.save(Film(id: "new-ui", title: "added on ui", year: 101), to: ui)
-        guard case .merged(let commit, let conflicts) = try films.mergeIntoMain(from: ui) else {
+        guard case .merged(let commit, let conflicts) = try await films.mergeIntoMain(from: ui) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -48,7 +48,7 @@ struct RecordMergeTests {
         #expect(try await films.record("new-ui") != nil)
         #expect(try await films.record("new-main") != nil)
         #expect(try await films.count() == 51)
-        #expect(try films.mergeIntoMain(from: ui) == .upToDate)
+        #expect(try await films.mergeIntoMain(from: ui) == .upToDate)
         try await expectFsckClean(films.path)
     }
 
@@ -91,18 +91,18 @@ struct RecordMergeTests {
         let (folder, cards, a) = try forked(Card.self, [Card(id: "c", title: "t", tags: []), Card(id: "d", title: "t", tags: [])])
         _ = folder
         let b = try Fork("b"), bEarly = try Fork("b-early"), aCopy = try Fork("a-copy")
-        try cards.createFork(b)
+        try await cards.createFork(b)
         try await cards.save(Card(id: "c", title: "t", tags: ["a1"]), to: a)
         try await cards.save(Card(id: "c", title: "t", tags: ["b1"]), to: b)
         try await cards.save(Card(id: "d", title: "from b", tags: []), to: b)
-        try cards.createFork(bEarly, at: try cards.head(of: b).id)
-        try cards.merge(from: a, into: b)
-        try cards.merge(from: bEarly, into: a)
+        try await cards.createFork(bEarly, at: try cards.head(of: b).id)
+        try await cards.merge(from: a, into: b)
+        try await cards.merge(from: bEarly, into: a)
         try await cards.save(Card(id: "c", title: "t", tags: ["a1", "b1", "a2"]), to: a)
         try await cards.save(Card(id: "e", title: "new", tags: []), to: b)
-        try cards.createFork(aCopy, at: try cards.head(of: a).id)
-        try cards.merge(from: b, into: a)
-        try cards.merge(from: aCopy, into: b)
+        try await cards.createFork(aCopy, at: try cards.head(of: a).id)
+        try await cards.merge(from: b, into: a)
+        try await cards.merge(from: aCopy, into: b)
         #expect(try await cards.records(in: a).sorted { $0.id < $1.id } == cards.records(in: b).sorted { $0.id < $1.id })
         #expect(Set(try await cards.record("c", in: a)?.tags ?? []) == ["a1", "a2", "b1"])
         #expect(try await cards.record("d", in: a)?.title == "from b")
@@ -111,13 +111,13 @@ struct RecordMergeTests {
 
     @Test func unrelatedCollectionsMergeRecordByRecord() async throws {
         let folder = TemporaryFolder()
-        let one = try RecordStore<Card>.create(at: folder.child("one"))
-        let two = try RecordStore<Card>.create(at: folder.child("two"))
+        let one = try await RecordStore<Card>.create(at: folder.child("one"))
+        let two = try await RecordStore<Card>.create(at: folder.child("two"))
         try await one.save([Card(id: "only-one", title: "1", tags: []), Card(id: "both", title: "one", tags: ["x"])])
         try await two.save([Card(id: "only-two", title: "2", tags: []), Card(id: "both", title: "two", tags: ["y"])])
         let fetched = try await git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
         #expect(fetched.status == 0)
-        try one.mergeIntoMain(from: try Fork("other"))
+        try await one.mergeIntoMain(from: try Fork("other"))
         #expect(try await Set(one.records().map(\.id)) == ["only-one", "only-two", "both"])
         try await expectFsckClean(one.path)
     }

@@ -30,7 +30,7 @@ struct RecordStoreTests {
         try await films.delete("a")
         #expect(try await films.count() == 2)
         #expect(throws: StoreError.recordNotFound(id: "a", fork: "main")) { try films.delete("a") }
-        #expect(try films.history().count == 4)  // create, one save, one batch save, one delete
+        #expect(try await films.history().count == 4)  // create, one save, one batch save, one delete
         try await expectFsckClean(films.path)
     }
 

@@ -155,9 +155,9 @@ struct SetEncodingTests {
             let folder = TemporaryFolder()
             let path = folder.child("store")
             if kind == "value" {
-                _ = try Store<TaggedNote>.create(at: path)
+                _ = try await Store<TaggedNote>.create(at: path)
             } else {
-                _ = try RecordStore<TaggedNote>.create(at: path)
+                _ = try await RecordStore<TaggedNote>.create(at: path)
             }
             var heads: [String] = []
             for _ in 0..<2 {

@@ -80,12 +80,12 @@ struct SharedStoreTests {
         try store.add("base")
         try store.add("doomed")
         let ui = try Fork("ui")
-        try store.createFork(ui)
+        try await store.createFork(ui)
         try store.add("on-main")
         try store.add("on-ui", to: ui)
         try store.drop("doomed", from: ui)
-        #expect(try store.divergence(of: ui, from: .main) == (2, 1))
-        guard case .merged(let merge, _) = try store.mergeIntoMain(from: ui) else {
+        #expect(try await store.divergence(of: ui, from: .main) == (2, 1))
+        guard case .merged(let merge, _) = try await store.mergeIntoMain(from: ui) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -94,8 +94,8 @@ struct SharedStoreTests {
         #expect(merge.trailer("Merge-Strategy") == (layout == .records ? "record-by-record" : "mergeable"))
         #expect(try store.items() == ["base", "on-main", "on-ui"])
         // Bringing main back into the fork fast-forwards it; merging again changes nothing.
-        #expect(try store.mergeFromMain(into: ui) == .fastForwarded(to: merge.id))
-        #expect(try store.mergeIntoMain(from: ui) == .upToDate)
+        #expect(try await store.mergeFromMain(into: ui) == .fastForwarded(to: merge.id))
+        #expect(try await store.mergeIntoMain(from: ui) == .upToDate)
         #expect(try store.items(ui) == ["base", "on-main", "on-ui"])
         try await expectFsckClean(store.path)
     }
@@ -107,7 +107,7 @@ struct SharedStoreTests {
         try store.add("base")
         let forks = try ["a", "b", "c"].map { try Fork($0) }
         for fork in forks {
-            try store.createFork(fork)
+            try await store.createFork(fork)
             try store.add("on-\(fork)", to: fork)
         }
         // `cloud` as an exchange would have left it; the app cannot write it.
@@ -116,7 +116,7 @@ struct SharedStoreTests {
         #expect(throws: StoreError.protectedFork("cloud")) { try store.add("x", to: .cloud) }
         #expect(throws: StoreError.protectedFork("cloud")) { try store.mergeFromMain(into: .cloud) }
         #expect(throws: StoreError.protectedFork("cloud")) { try store.deleteFork(.cloud) }
-        try store.syncAllForks()
+        try await store.syncAllForks()
         let everything: Set<String> = ["base", "on-a", "on-b", "on-c"]
         for fork in forks + [.main] {
             #expect(try store.items(fork) == everything, "fork \(fork)")
@@ -131,22 +131,22 @@ struct SharedStoreTests {
         try store.add("base")
         try store.add("doomed")
         let a = try Fork("a"), b = try Fork("b"), bEarly = try Fork("b-early")
-        try store.createFork(a)
-        try store.createFork(b)
+        try await store.createFork(a)
+        try await store.createFork(b)
         try store.add("a1", to: a)
         try store.drop("doomed", from: b)
         try store.add("b1", to: b)
         // Each replica merges the other's head as it was: two merges with two shared parents.
-        try store.createFork(bEarly, from: b)
-        try store.merge(from: a, into: b)
-        try store.merge(from: bEarly, into: a)
+        try await store.createFork(bEarly, from: b)
+        try await store.merge(from: a, into: b)
+        try await store.merge(from: bEarly, into: a)
         try store.add("a2", to: a)
         try store.add("b2", to: b)
         // Now the two heads have two merge bases: the classic criss-cross.
         let aCopy = try Fork("a-copy")
-        try store.createFork(aCopy, from: a)
-        try store.merge(from: b, into: a)
-        try store.merge(from: aCopy, into: b)
+        try await store.createFork(aCopy, from: a)
+        try await store.merge(from: b, into: a)
+        try await store.merge(from: aCopy, into: b)
         let expected: Set<String> = ["base", "a1", "b1", "a2", "b2"]
         #expect(try store.items(a) == expected)
         #expect(try store.items(b) == expected)
@@ -166,7 +166,7 @@ struct SharedStoreTests {
         let fetched = try await git("--git-dir", one.path, "fetch", "-q", two.path, "main:refs/heads/other")
         #expect(fetched.status == 0, "\(fetched.stderr)")
         let other = try Fork("other")
-        guard case .merged(let merge, _) = try one.mergeIntoMain(from: other) else {
+        guard case .merged(let merge, _) = try await one.mergeIntoMain(from: other) else {
             Issue.record("expected a merge commit")
             return
         }
@@ -181,18 +181,18 @@ struct SharedStoreTests {
         _ = folder
         try store.add("a")
         let future = try Fork("future")
-        try store.createFork(future)
+        try await store.createFork(future)
         // A commit from a newer build, made with the git CLI on top of the fork.
-        let head = try store.head(of: future)
+        let head = try await store.head(of: future)
         let message = "From the future\n\nModel-Version: 7\nFormat-Version: 1\nLamport: 9\n"
         let made = try await git("--git-dir", store.path, "commit-tree", "\(head.id.hex)^{tree}", "-p", head.id.hex, "-m", message)
         try await git("--git-dir", store.path, "update-ref", "refs/heads/future", made.stdout.trimmingCharacters(in: .whitespacesAndNewlines))
         let id = try #require(CommitID(made.stdout.trimmingCharacters(in: .whitespacesAndNewlines)))
-        let before = try store.head()
+        let before = try await store.head()
         #expect(throws: StoreError.unknownModelVersion(found: 7, known: 1, commit: id)) { try store.mergeIntoMain(from: future) }
         #expect(throws: StoreError.unknownModelVersion(found: 7, known: 1, commit: id)) { try store.add("b", to: future) }
-        #expect(try store.head() == before)
-        #expect(try store.replayHistory().firstFailure?.commit == id)
+        #expect(try await store.head() == before)
+        #expect(try await store.replayHistory().firstFailure?.commit == id)
     }
 
     @Test(arguments: Layout.allCases)
@@ -201,10 +201,10 @@ struct SharedStoreTests {
         _ = folder
         let stream = store.changes()
         let ui = try Fork("ui")
-        let created = try store.createFork(ui)
+        let created = try await store.createFork(ui)
         let commit = try store.add("a", to: ui)
-        #expect(try store.mergeIntoMain(from: ui) == .fastForwarded(to: commit.id))
-        try store.deleteFork(ui)
+        #expect(try await store.mergeIntoMain(from: ui) == .fastForwarded(to: commit.id))
+        try await store.deleteFork(ui)
         var iterator = stream.makeAsyncIterator()
         #expect(await iterator.next() == StoreChange(fork: ui, commit: created.id, kind: .forkCreated))
         #expect(await iterator.next() == StoreChange(fork: ui, commit: commit.id, kind: .committed))

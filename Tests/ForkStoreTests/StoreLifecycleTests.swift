@@ -8,12 +8,12 @@ struct StoreLifecycleTests {
     @Test func createThenOpenReadsTheSameValue() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("a.store")
-        let store = try Store<Doc>.create(at: path)
+        let store = try await Store<Doc>.create(at: path)
         #expect(try await store.value() == nil)
         try await store.save(Doc(title: "hello", count: 2))
-        let reopened = try Store<Doc>.open(at: path)
+        let reopened = try await Store<Doc>.open(at: path)
         #expect(try await reopened.value() == Doc(title: "hello", count: 2))
-        #expect(try reopened.forks() == [.main])
+        #expect(try await reopened.forks() == [.main])
         try await expectFsckClean(path)
     }
 

@@ -26,10 +26,10 @@ struct DemoCommand: AsyncParsableCommand {
 
         heading("1. A laptop and a phone share a remote (a bare git repository)")
         // Every store is a bare git repository, so a fresh store serves as the remote.
-        _ = try RecordStore<Note>.create(at: path("remote.git"))
+        _ = try await RecordStore<Note>.create(at: path("remote.git"))
         let remote = try Remote(path("remote.git"))
-        let laptop = try RecordStore<Note>.create(at: path("laptop.notes"))
-        let phone = try RecordStore<Note>.create(at: path("phone.notes"))
+        let laptop = try await RecordStore<Note>.create(at: path("laptop.notes"))
+        let phone = try await RecordStore<Note>.create(at: path("phone.notes"))
         let laptopSync = Exchange(records: laptop, remote: remote)
         let phoneSync = Exchange(records: phone, remote: remote)
         try await laptop.save(Note(id: id, title: "Ship it", body: "Fork Yeah", tags: ["red", "blue"]), message: "Add note \(id)")
@@ -67,7 +67,7 @@ struct DemoCommand: AsyncParsableCommand {
         try show(phone)
 
         heading("4. The laptop's history (git log reads it too)")
-        for commit in try laptop.history(of: .main) {
+        for commit in try await laptop.history(of: .main) {
             print(LogCommand.line(for: commit))
         }
 

@@ -10,7 +10,10 @@ extension StoreEngine {
     func history(of fork: Fork, limit: Int?) throws -> [Commit] {
         try read { session in
             let head = try session.head(of: fork)
-            return try session.walk(from: head.id.objectID, limit: limit).map { id in try session.commit(id) }
+            return try session.walk(from: head.id.objectID, limit: limit).map { id in
+                try StoreThread.checkCancellation()
+                return try session.commit(id)
+            }
         }
     }
 
@@ -36,6 +39,7 @@ extension StoreEngine {
         var seen = Set<CommitID>()
         for fork in try forks() {
             for commit in try history(of: fork, limit: nil).reversed() where seen.insert(commit.id).inserted {
+                try StoreThread.checkCancellation()
                 do {
                     report.values += try read { session in
                         try session.checkStamps(of: commit)

@@ -192,9 +192,11 @@ extension StoreEngine {
             }
         }
         try packingLock.withLock {
-            try git("rolling packs into one") { () throws(GitError) in
-                let repository = try Repository.openBare(at: path)
-                for group in RollUp.groupsToRollUp(repository.packs()) { try repository.rollUp(group) }
+            let repository = try git("rolling packs into one") { () throws(GitError) in try Repository.openBare(at: path) }
+            // A cancelled pack() stops between roll-ups; each one done is whole and read back.
+            for group in RollUp.groupsToRollUp(repository.packs()) {
+                try StoreThread.checkCancellation()
+                _ = try git("rolling packs into one") { () throws(GitError) in try repository.rollUp(group) }
             }
         }
         return packed

@@ -13,11 +13,11 @@
 /// No case ever carries a credential, and none is thrown after a partial write: a failed
 /// operation leaves the store as it was.
 public enum StoreError: Error, Sendable, Equatable {
-    /// Nothing exists at the path given to ``Store/open(at:options:)``.
+    /// Nothing exists at the path given to ``Store/open(at:options:)-35i58``.
     case storeNotFound(path: String)
     /// The path exists but is not a ForkStore store.
     case notAStore(path: String, reason: String)
-    /// ``Store/create(at:options:)`` found a store or other files already there.
+    /// ``Store/create(at:options:)-6p8hr`` found a store or other files already there.
     case storeAlreadyExists(path: String)
     /// The store, or a commit in it, was written in a newer on-disk format than this library reads.
     case newerFormatVersion(found: Int, supported: Int)

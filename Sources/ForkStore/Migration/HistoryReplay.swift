@@ -14,7 +14,7 @@ public struct ReplayFailure: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// What ``VersionedStore/replayHistory()`` checked.
+/// What ``VersionedStore/replayHistory()-8psx9`` checked.
 public struct ReplayReport: Sendable, Equatable {
     /// Distinct commits decoded, over all forks.
     public var commits = 0

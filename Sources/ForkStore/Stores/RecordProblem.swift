@@ -1,7 +1,7 @@
 /// A record file on a fork that cannot be read as a record: not JSON, of the wrong shape, of a
 /// newer model version, or holding an id that is not the one its path is made from (a phantom,
 /// or a second copy of another record). Listings that tolerate damage report these instead of
-/// failing; ``RecordStore/removeDamaged(_:from:message:)`` removes them.
+/// failing; ``RecordStore/removeDamaged(_:from:message:)-23fov`` removes them.
 public struct RecordProblem: Error, Sendable, Equatable, CustomStringConvertible {
     /// Where the file is, from the tree's root (`records/ab/cd/name.json`).
     public let path: String

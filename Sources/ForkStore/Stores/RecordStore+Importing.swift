@@ -1,6 +1,6 @@
 import ForkStoreGit
 
-/// What ``RecordStore/importRecords(to:batchSize:message:onSkipped:progress:from:)`` did.
+/// What ``RecordStore/importRecords(to:batchSize:message:onSkipped:progress:from:)-9qp3l`` did.
 public struct ImportReport: Sendable, Equatable {
     /// Records stored (a record given twice counts twice).
     public var imported = 0
@@ -32,6 +32,8 @@ extension RecordStore {
         var exhausted = false
         let batchSize = max(1, batchSize)
         while !exhausted {
+            // A cancelled import stops between segments: the segments before it are stored.
+            try StoreThread.checkCancellation()
             // A segment is read and encoded before the store is locked.
             var segment: [[(path: String, bytes: [UInt8])]] = []
             var bytes = 0

@@ -93,6 +93,7 @@ extension RecordStore {
         }
         var blobs = try read(first)
         for (number, batch) in batches.enumerated() {
+            try StoreThread.checkCancellation()
             let following = number + 1 < batches.count ? batches[number + 1] : nil
             let slices = max(1, min(batch.count, ProcessInfo.processInfo.activeProcessorCount * 2))
             let decoded = Mutex([[Result<Record, RecordProblem>]](repeating: [], count: slices))

@@ -32,6 +32,7 @@ extension RecordStore {
 
     /// Groups saves and deletes into one commit. `body` runs before the store is locked; every
     /// record is encoded and size-checked before anything is written.
+    // No async twin: the async transaction below runs `body` on the caller's actor.
     @discardableResult
     public func transaction(
         on fork: Fork = .main, message: String = "Change records", _ body: (inout RecordChanges<Record>) throws -> Void
@@ -39,6 +40,19 @@ extension RecordStore {
         var changes = RecordChanges<Record>()
         try body(&changes)
         return try commit(changes, on: fork, message: message)
+    }
+
+    /// Groups saves and deletes into one commit. `body` runs first, on the caller's actor, so it
+    /// may use the caller's state; the commit then runs on a thread of ForkStore's own.
+    @discardableResult
+    public func transaction(
+        on fork: Fork = .main, message: String = "Change records", isolation: isolated (any Actor)? = #isolation,
+        _ body: (inout RecordChanges<Record>) throws -> Void
+    ) async throws -> Commit {
+        var changes = RecordChanges<Record>()
+        try body(&changes)
+        let collected = changes
+        return try await onStoreThread { try self.commit(collected, on: fork, message: message) }
     }
 
     /// Commits the changes of a transaction whose body has run.
@@ -72,7 +86,7 @@ extension RecordStore {
         }
     }
 
-    /// Removes damaged record files, as ``RecordStore/forEachRecord(in:onProblem:_:)`` reports
+    /// Removes damaged record files, as ``RecordStore/forEachRecord(in:onProblem:_:)-6pxmn`` reports
     /// them, from a fork in one commit. The history keeps them. Only files under `records/`
     /// can be removed this way.
     @discardableResult

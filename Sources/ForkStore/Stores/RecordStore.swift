@@ -36,7 +36,7 @@ public final class RecordStore<Record: Resource & Identifiable>: VersionedStore 
     }
 
     /// A new record store that lives only as long as this object, for tests and previews: see
-    /// ``Store/inMemory(options:)``.
+    /// ``Store/inMemory(options:)-1joic``.
     public static func inMemory(options: StoreOptions = StoreOptions()) throws -> RecordStore {
         let layout = try RecordLayout<Record>()
         return RecordStore(engine: try StoreEngine.temporary(options: options, layout: layout), layout: layout)
@@ -44,7 +44,7 @@ public final class RecordStore<Record: Resource & Identifiable>: VersionedStore 
 
     /// Opens the record store at `path`.
     ///
-    /// - Throws: as ``Store/open(at:options:)``; a store holding a single value is
+    /// - Throws: as ``Store/open(at:options:)-35i58``; a store holding a single value is
     ///   ``StoreError/notAStore(path:reason:)``.
     public static func open(at path: String, options: StoreOptions = StoreOptions()) throws -> RecordStore {
         let layout = try RecordLayout<Record>()
