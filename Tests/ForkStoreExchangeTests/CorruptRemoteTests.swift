@@ -23,11 +23,11 @@ struct CorruptRemoteTests {
 
         let (reader, readerSync) = try lab.replica("reader", url: daemon.url("remote.git"))
         try reader.add("local")
-        let mainBefore = try reader.head()
+        let mainBefore = try await reader.head()
         let error = await expectSync(readerSync, failsWith: "corruptData")
         #expect(error.map { "\($0)".contains("is corrupt") } == true)
         #expect(readerSync.status.state == .failed)
-        #expect(try reader.head() == mainBefore)
+        #expect(try await reader.head() == mainBefore)
         #expect(try reader.items() == ["local"])
         let fsck = try await git("--git-dir", reader.path, "fsck")
         #expect(fsck.status == 0, "\(fsck.stdout)\(fsck.stderr)")

@@ -11,12 +11,12 @@ struct GitoliteTests {
         let folder = TemporaryFolder("forkstore-gitolite")
         let server = try await GitoliteServer(folder: folder.child("server"))
         defer { server.process.stop() }
-        let alice = try RecordStore<Task2>.create(at: folder.child("alice"))
+        let alice = try await RecordStore<Task2>.create(at: folder.child("alice"))
         let aliceSync = Exchange(store: alice, remote: try server.remote(as: "alice"))
         try await alice.save(Task2(id: "a", title: "by alice"))
         try await aliceSync.sync()
 
-        let bob = try RecordStore<Task2>.create(at: folder.child("bob"))
+        let bob = try await RecordStore<Task2>.create(at: folder.child("bob"))
         let events = Counter()
         let bobSync = Exchange(
             store: bob, remote: try server.remote(as: "bob"),

@@ -16,7 +16,7 @@ struct HTTPAndSSHTests {
     @Test func basicAuthenticationWithTheRightAndTheWrongPassword() async throws {
         let lab = try await SyncLab()
         let server = try await SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
-        let store = try Store<Tally>.create(at: lab.folder.child("one"))
+        let store = try await Store<Tally>.create(at: lab.folder.child("one"))
         try store.add("private")
         let good = Exchange(store: store, remote: try Remote(
             server.url("remote.git", authenticated: true),
@@ -79,7 +79,7 @@ struct HTTPAndSSHTests {
     @Test func sshRejectsAnUnknownHostKeyAndAnUnauthorizedKey() async throws {
         let lab = try await SyncLab()
         let server = try await SSHServer(folder: lab.folder.child("ssh-\(UUID().uuidString.prefix(4))").creatingFolder())
-        let store = try Store<Tally>.create(at: lab.folder.child("one"))
+        let store = try await Store<Tally>.create(at: lab.folder.child("one"))
         try store.add("x")
         let key = Credentials.sshKey(username: server.user, privateKey: server.clientKey, publicKey: server.clientKey + ".pub")
         let wrongPin = Exchange(store: store, remote: try Remote(

@@ -82,7 +82,7 @@ struct HostileRemoteTests {
         let good = try await remote.main()
         let bad = try await craft(remote, good)
         try await remote.setMain(bad)
-        let (main, cloud) = (try store.head(), try store.head(of: .cloud))
+        let (main, cloud) = (try await store.head(), try await store.head(of: .cloud))
         let before = try FileManager.default.contentsOfDirectory(atPath: lab.folder.path).sorted()
 
         do {
@@ -91,7 +91,8 @@ struct HostileRemoteTests {
         } catch {
             #expect(check(error), "\(error)", sourceLocation: sourceLocation)
         }
-        #expect(try store.head() == main && store.head(of: .cloud) == cloud, sourceLocation: sourceLocation)
+        #expect(try await store.head() == main, sourceLocation: sourceLocation)
+        #expect(try await store.head(of: .cloud) == cloud, sourceLocation: sourceLocation)
         if case .store(.rejectedCommit)? = exchange.status.lastError {
             let quarantined = try await git("--git-dir", store.path + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine")
             #expect(quarantined.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == bad, sourceLocation: sourceLocation)

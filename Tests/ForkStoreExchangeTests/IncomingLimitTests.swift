@@ -19,7 +19,7 @@ struct IncomingLimitTests {
         try await peerSync.sync()
         let daemon = overGitDaemon ? try await GitDaemon(basePath: lab.folder.path) : nil
         let url = daemon?.url("remote.git") ?? lab.remotePath
-        let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"), options: roomy)
+        let store = try await RecordStore<Task2>.create(at: lab.folder.child("replica"), options: roomy)
 
         let small = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectSize: 100_000))
         let object = await expectSync(small, failsWith: "tooLarge")
@@ -30,7 +30,7 @@ struct IncomingLimitTests {
         let tight = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumFetchSize: 50_000))
         let fetch = await expectSync(tight, failsWith: "tooLarge")
         guard case .tooLarge(_, .fetchSize, 50_000, _, _)? = fetch else { throw Failure("\(String(describing: fetch))") }
-        #expect(try store.head(of: .main).parents.isEmpty)
+        #expect(try await store.head(of: .main).parents.isEmpty)
 
         // The defaults take the store's record limit (2 MB here): the record comes in.
         try await Exchange(records: store, remote: try Remote(url)).sync()
@@ -52,14 +52,14 @@ extension IncomingLimitTests {
         let objects = try await git("--git-dir", lab.remotePath, "rev-list", "--objects", "--all").stdout.split(separator: "\n").count
         let daemon = overGitDaemon ? try await GitDaemon(basePath: lab.folder.path) : nil
         let url = daemon?.url("remote.git") ?? lab.remotePath
-        let store = try RecordStore<Task2>.create(at: lab.folder.child("replica"))
+        let store = try await RecordStore<Task2>.create(at: lab.folder.child("replica"))
 
         let few = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects - 5))
         let refused = await expectSync(few, failsWith: "tooLarge")
         guard case .tooLarge(_, .objectCount, let maximum, let count, _)? = refused else { throw Failure("\(String(describing: refused))") }
         #expect(maximum == objects - 5 && count > objects - 5)
         #expect(refused?.description.contains("ExchangeOptions.maximumObjectCount") == true)
-        #expect(try store.head(of: .main).parents.isEmpty)
+        #expect(try await store.head(of: .main).parents.isEmpty)
 
         try await Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects)).sync()
         #expect(try await store.count() == 40)

@@ -80,11 +80,11 @@ struct LoadTests {
         let remote = try Remote("git://127.0.0.1:\(server.port)/remote.git")
         var exchanges: [Exchange] = []
         for index in 0..<64 {
-            let store = try Store<Tally>.create(at: folder.child("store-\(index)"))
+            let store = try await Store<Tally>.create(at: folder.child("store-\(index)"))
             try await store.save(Tally(["local \(index)"]))
             exchanges.append(Exchange(store: store, remote: remote, options: options))
         }
-        let unrelated = try Store<Tally>.create(at: folder.child("unrelated"))
+        let unrelated = try await Store<Tally>.create(at: folder.child("unrelated"))
         try await unrelated.save(Tally(["answered"]))
 
         let burners = (0..<8).map { _ in Task { await Self.burnCPU() } }

@@ -46,7 +46,7 @@ struct LocalRemoteTests {
         // What the stopped sync left: `cloud` at the remote's head, not merged into `main`.
         #expect(try await git("--git-dir", one.path, "fetch", "-q", lab.remotePath, "+main:refs/heads/cloud").status == 0)
         try one.add("local-after")
-        #expect(try one.divergence(of: .main, from: .cloud).behind == 1)
+        #expect(try await one.divergence(of: .main, from: .cloud).behind == 1)
 
         let report = try await oneSync.sync()
         #expect(report.pushedCommits >= 1)
@@ -111,10 +111,10 @@ struct LocalRemoteTests {
         try FileManager.default.createDirectory(atPath: lab.remotePath, withIntermediateDirectories: true)
         let (store, exchange) = try lab.replica("one")
         try store.add("kept")
-        let before = try store.forks()
+        let before = try await store.forks()
         await expectSync(exchange, failsWith: "notARepository")
         #expect(exchange.status.state == .failed)
-        #expect(try store.forks() == before)
+        #expect(try await store.forks() == before)
         #expect(try store.items() == ["kept"])
     }
 
@@ -147,7 +147,7 @@ struct LocalRemoteTests {
         await #expect(throws: halted) { try await exchange.sync() }
 
         // The app is updated: a build that knows version 999 merges and pushes.
-        let upgraded = try Store<FutureTally>.open(at: store.path)
+        let upgraded = try await Store<FutureTally>.open(at: store.path)
         let upgradedSync = Exchange(store: upgraded, remote: try Remote(lab.remotePath))
         try await upgradedSync.sync()
         #expect(Set(try await upgraded.value()?.items ?? []) == ["shared", "future", "local-work", "more-local-work"])

@@ -17,14 +17,14 @@ struct OwnersStayInChargeTests {
         in lab: SyncLab, _ alice: TestKey, _ bob: TestKey, others: [Participant], peers: [Exchange]
     ) async throws -> (byBob: String, byAlice: String) {
         let (a, aSync) = try lab.signedReplica("alice", key: alice)
-        try a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob")] + others)
+        try await a.setParticipants([alice.participant(.owner, "alice"), bob.participant(.owner, "bob")] + others)
         try await a.save(Task2(id: "x", title: "shared"))
         try await aSync.sync()
         for peer in peers { try await peer.sync() }
         let (b, bSync) = try lab.signedReplica("bob", key: bob)
         try await bSync.sync()
-        try b.setParticipants([bob.participant(.owner, "bob")] + others)
-        try a.setParticipants([alice.participant(.owner, "alice")] + others)
+        try await b.setParticipants([bob.participant(.owner, "bob")] + others)
+        try await a.setParticipants([alice.participant(.owner, "alice")] + others)
         try await bSync.sync()
         try await lab.remoteGit("fetch", "-q", a.path, "+refs/heads/main:refs/heads/alice")
         return (try await lab.remoteGit("rev-parse", "main"), try await lab.remoteGit("rev-parse", "alice"))
@@ -44,14 +44,14 @@ struct OwnersStayInChargeTests {
         let alice = try await TestKey("alice", in: lab.folder), bob = try await TestKey("bob", in: lab.folder)
         let (peer, peerSync) = try lab.signedReplica("peer", key: nil)
         let (byBob, byAlice) = try await mutualRemoval(in: lab, alice, bob, others: [], peers: [peerSync])
-        #expect(Set(try peer.participants().map(\.name)) == ["alice", "bob"])
+        #expect(Set(try await peer.participants().map(\.name)) == ["alice", "bob"])
 
         let unshared = try await lab.tree("\(byBob)^{tree}", withParticipants: nil)
         let merge = try await lab.remoteGit(["commit-tree", unshared, "-p", byBob, "-p", byAlice, "-m", "Merge\n\nModel-Version: 1\nFormat-Version: 1\n"])
         let stranger = try await lab.remoteGit(["commit-tree", unshared, "-p", merge, "-m", "Stranger\n\nModel-Version: 1\nFormat-Version: 1\n"])
         try await lab.remoteGit("update-ref", "refs/heads/main", stranger)
         await expectSharingRefusal(peerSync, saying: "not signed")
-        #expect(Set(try peer.participants().map(\.name)) == ["alice", "bob"])
+        #expect(Set(try await peer.participants().map(\.name)) == ["alice", "bob"])
 
         // The merge holding what the rule gives, both owners in the rule's order, is taken.
         let blob = try await participantsBlob(in: lab, [(bob, .owner, "bob"), (alice, .owner, "alice")])
@@ -59,8 +59,8 @@ struct OwnersStayInChargeTests {
             tree: try lab.tree("\(byBob)^{tree}", withParticipants: blob), parents: [byBob, byAlice], key: bob, subject: "Merge")
         try await lab.remoteGit("update-ref", "refs/heads/main", kept)
         try await peerSync.sync()
-        #expect(try peer.head().id.hex == kept)
-        #expect(try peer.participants().map(\.name) == ["bob", "alice"])
+        #expect(try await peer.head().id.hex == kept)
+        #expect(try await peer.participants().map(\.name) == ["bob", "alice"])
         try await expectClean(peer.path, lab.remotePath)
     }
 
@@ -79,14 +79,14 @@ struct OwnersStayInChargeTests {
             tree: try lab.tree("\(byBob)^{tree}", withParticipants: writersOnly), parents: [byBob, byAlice], key: carol, subject: "Merge")
         try await lab.remoteGit("update-ref", "refs/heads/main", onlyCarol)
         await expectSharingRefusal(cSync, saying: "only an owner")
-        #expect(try c.participants().map(\.name) == ["alice", "bob", "carol"])
+        #expect(try await c.participants().map(\.name) == ["alice", "bob", "carol"])
 
         let blob = try await participantsBlob(in: lab, [(bob, .owner, "bob"), (carol, .write, "carol"), (alice, .owner, "alice")])
         let kept = try await lab.craftSignedCommit(
             tree: try lab.tree("\(byBob)^{tree}", withParticipants: blob), parents: [byBob, byAlice], key: carol, subject: "Merge")
         try await lab.remoteGit("update-ref", "refs/heads/main", kept)
         try await cSync.sync()
-        #expect(try c.participants().map(\.name) == ["bob", "carol", "alice"])
+        #expect(try await c.participants().map(\.name) == ["bob", "carol", "alice"])
         try await c.save(Task2(id: "c", title: "carol writes on"))
         try await cSync.sync()
         try await expectClean(c.path, lab.remotePath)
@@ -100,7 +100,7 @@ struct OwnersStayInChargeTests {
         let alice = try await TestKey("alice", in: lab.folder), bob = try await TestKey("bob", in: lab.folder)
         let (laptop, laptopSync) = try lab.signedReplica("laptop", key: alice)
         let both = [alice.participant(.owner, "alice"), bob.participant(.owner, "bob")]
-        try laptop.setParticipants(both)
+        try await laptop.setParticipants(both)
         try await laptop.save(Task2(id: "x", title: "shared"))
         try await laptopSync.sync()
         let (peer, peerSync) = try lab.signedReplica("peer", key: nil)
@@ -108,28 +108,28 @@ struct OwnersStayInChargeTests {
 
         // Two bases: alice removes herself on `main` ({bob}), and bob on a fork ({alice}).
         // Each side merges both, then keeps the other base's owner alone.
-        let root = try laptop.head().id.hex
-        let x1 = try laptop.setParticipants([bob.participant(.owner, "bob")]).id
+        let root = try await laptop.head().id.hex
+        let x1 = try await laptop.setParticipants([bob.participant(.owner, "bob")]).id
         let x2 = try await craft(in: laptop.path, on: root, participants: [(alice, "alice")], key: alice)
-        try laptop.createFork(Fork("x1"), at: x1)
-        try laptop.createFork(Fork("x2"), at: laptop.commit(matching: x2).id)
-        try laptop.merge(from: Fork("x2"), into: .main)
-        try laptop.createFork(Fork("side"), at: laptop.commit(matching: x2).id)
-        try laptop.merge(from: Fork("x1"), into: Fork("side"))
-        try laptop.setParticipants([alice.participant(.owner, "alice")])
-        let sideHead = try laptop.head(of: Fork("side")).id.hex
+        try await laptop.createFork(Fork("x1"), at: x1)
+        try await laptop.createFork(Fork("x2"), at: laptop.commit(matching: x2).id)
+        try await laptop.merge(from: Fork("x2"), into: .main)
+        try await laptop.createFork(Fork("side"), at: laptop.commit(matching: x2).id)
+        try await laptop.merge(from: Fork("x1"), into: Fork("side"))
+        try await laptop.setParticipants([alice.participant(.owner, "alice")])
+        let sideHead = try await laptop.head(of: Fork("side")).id.hex
         let bobOnly = try await craft(in: laptop.path, on: sideHead, participants: [(bob, "bob")], key: alice)
-        try laptop.createFork(Fork("bob-only"), at: laptop.commit(matching: bobOnly).id)
-        try laptop.merge(from: Fork("bob-only"), into: .main)
+        try await laptop.createFork(Fork("bob-only"), at: laptop.commit(matching: bobOnly).id)
+        try await laptop.merge(from: Fork("bob-only"), into: .main)
         let bases = try await git("--git-dir", laptop.path, "merge-base", "--all", "main^1", "main^2").stdout.split(separator: "\n")
         #expect(Set(bases.map(String.init)) == [x1.hex, x2])
-        #expect(try laptop.participants().map(\.name) == ["alice", "bob"])
-        #expect(try laptop.participants().allSatisfy { $0.access == .owner })
+        #expect(try await laptop.participants().map(\.name) == ["alice", "bob"])
+        #expect(try await laptop.participants().allSatisfy { $0.access == .owner })
 
         try await laptopSync.sync()
         try await peerSync.sync()
-        #expect(try peer.head() == laptop.head())
-        #expect(try peer.participants().map(\.name) == ["alice", "bob"])
+        #expect(try await peer.head() == laptop.head())
+        #expect(try await peer.participants().map(\.name) == ["alice", "bob"])
         try await expectClean(laptop.path, peer.path, lab.remotePath)
     }
 

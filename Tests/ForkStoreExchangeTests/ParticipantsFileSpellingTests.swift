@@ -41,7 +41,7 @@ struct ParticipantsFileSpellingTests {
         let alice = try await TestKey("alice", in: lab.folder), carol = try await TestKey("carol", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
         let list = [alice.participant(.owner, "alice"), carol.participant(.write, "carol")]
-        try owner.setParticipants(list)
+        try await owner.setParticipants(list)
         try await owner.save(Task2(id: "a", title: "shared"))
         try await ownerSync.sync()
         let head = try await lab.remoteGit("rev-parse", "main")
@@ -55,7 +55,7 @@ struct ParticipantsFileSpellingTests {
                 let rule = await expectSharingRefusal(ownerSync, saying: words)
                 #expect(rule != nil, "\(json) signed by \(signer.line) was taken")
             }
-            #expect(try owner.participants() == list)
+            #expect(try await owner.participants() == list)
         }
         // Spellings that are not canonical JSON at all: refused as JSON before they are read.
         let a = alice.key.publicKey.description, c = carol.key.publicKey.description
@@ -79,7 +79,7 @@ struct ParticipantsFileSpellingTests {
         let lab = try await SyncLab()
         let alice = try await TestKey("alice", in: lab.folder)
         let (owner, ownerSync) = try lab.signedReplica("alice", key: alice)
-        try owner.setParticipants([alice.participant(.owner, "alice")])
+        try await owner.setParticipants([alice.participant(.owner, "alice")])
         try await ownerSync.sync()
         let head = try await lab.remoteGit("rev-parse", "main")
         let commented = #"{"participants":[{"access":"owner","key":"\#(alice.line)","name":"alice"}]}"#

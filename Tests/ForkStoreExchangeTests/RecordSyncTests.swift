@@ -79,7 +79,7 @@ struct RecordSyncTests {
         let daemon = transport == "git" ? try await GitDaemon(basePath: lab.folder.path) : nil
         let http = transport == "http" ? try await SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http")) : nil
         let url = try #require(daemon?.url("remote.git") ?? http?.url("remote.git"))
-        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
+        let one = try await RecordStore<Task2>.create(at: lab.folder.child("one"))
         let oneSync = Exchange(records: one, remote: try Remote(url))
         try await one.save((0..<500).map { Task2(id: "task-\($0)", title: "title \($0)") })
         #expect(try await oneSync.sync().pushedCommits == 2)
@@ -116,7 +116,7 @@ struct RecordSyncTests {
     /// opens a value store over a record collection.
     @Test func theExchangeOffersNoWayToWriteAValueIntoARecordCollection() async throws {
         let lab = try await SyncLab()
-        let records = try RecordStore<Task2>.create(at: lab.folder.child("records"))
+        let records = try await RecordStore<Task2>.create(at: lab.folder.child("records"))
         try await records.save([Task2(id: "a", title: "one"), Task2(id: "b", title: "two")])
         for exchange in [Exchange(records: records, remote: try Remote(lab.remotePath)),
                          Exchange(store: records, remote: try Remote(lab.remotePath))] {
@@ -137,16 +137,16 @@ struct RecordSyncTests {
 
     @Test func aNewReplicaTakesTheRemotesHistoryAsItIs() async throws {
         let lab = try await SyncLab()
-        let one = try RecordStore<Task2>.create(at: lab.folder.child("one"))
+        let one = try await RecordStore<Task2>.create(at: lab.folder.child("one"))
         try await one.save(Task2(id: "a", title: "first"))
         try await Exchange(store: one, remote: try Remote(lab.remotePath)).sync()
-        let fresh = try RecordStore<Task2>.create(at: lab.folder.child("fresh"))
+        let fresh = try await RecordStore<Task2>.create(at: lab.folder.child("fresh"))
         let report = try await Exchange(store: fresh, remote: try Remote(lab.remotePath)).sync()
-        #expect(report.merge == .fastForwarded(to: try one.head().id))
-        #expect(try fresh.head() == one.head())
-        #expect(try fresh.history().allSatisfy { !$0.isMerge })
+        #expect(report.merge == .fastForwarded(to: try await one.head().id))
+        #expect(try await fresh.head() == one.head())
+        #expect(try await fresh.history().allSatisfy { !$0.isMerge })
         // A replica that already holds something merges instead.
-        let busy = try RecordStore<Task2>.create(at: lab.folder.child("busy"))
+        let busy = try await RecordStore<Task2>.create(at: lab.folder.child("busy"))
         try await busy.save(Task2(id: "b", title: "mine"))
         let merged = try await Exchange(store: busy, remote: try Remote(lab.remotePath)).sync()
         guard case .merged = merged.merge else {

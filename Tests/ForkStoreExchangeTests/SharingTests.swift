@@ -19,7 +19,7 @@ struct SharingTests {
         let folder = TemporaryFolder()
         let (key, line) = try await makeKey("owner", in: folder)
         #expect(try ParticipantKey(line) == key.publicKey)
-        let store = try RecordStore<Task2>.create(at: folder.child("store"), options: options(key))
+        let store = try await RecordStore<Task2>.create(at: folder.child("store"), options: options(key))
         let commit = try await store.save(Task2(id: "a", title: "signed"))
         let allowed = folder.child("allowed_signers")
         try "forkstore@localhost \(line)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
@@ -27,7 +27,7 @@ struct SharingTests {
         #expect(verified.status == 0, "\(verified.stderr)")
         #expect(verified.stderr.contains("Good \"git\" signature"))
         // The root commit is signed too, and a tampered allowed list makes git refuse.
-        let root = try #require(try store.history().last)
+        let root = try await #require(try store.history().last)
         #expect(try await git("-c", "gpg.ssh.allowedSignersFile=\(allowed)", "--git-dir", store.path, "verify-commit", root.id.hex).status == 0)
         let (_, other) = try await makeKey("other", in: folder)
         try "forkstore@localhost \(other)\n".write(toFile: allowed, atomically: true, encoding: .utf8)
@@ -47,7 +47,7 @@ struct SharingTests {
         }
 
         let (ownerStore, ownerSync) = try replica("owner", key: owner.key)
-        try ownerStore.setParticipants([
+        try await ownerStore.setParticipants([
             Participant(key: owner.key.publicKey, access: .owner, name: "owner"),
             Participant(key: writer.key.publicKey, access: .write, name: "writer"),
             Participant(key: try ParticipantKey(reader.line), access: .read, name: "reader"),
@@ -58,7 +58,7 @@ struct SharingTests {
         // A writer's signed commit is taken in.
         let (writerStore, writerSync) = try replica("writer", key: writer.key)
         try await writerSync.sync()
-        #expect(try writerStore.participants().count == 3)
+        #expect(try await writerStore.participants().count == 3)
         try await writerStore.save(Task2(id: "w", title: "by the writer"))
         try await writerSync.sync()
         try await ownerSync.sync()
@@ -71,7 +71,7 @@ struct SharingTests {
             try await sync.sync()
             try await change(store)
             try await sync.sync()  // the server itself lets anyone with access push
-            let before = try ownerStore.head()
+            let before = try await ownerStore.head()
             do {
                 try await ownerSync.sync()
                 Issue.record("\(name)'s commit was taken in")
@@ -82,7 +82,7 @@ struct SharingTests {
                 }
                 #expect(rule.contains(words), "\(name): \(rule)")
             }
-            #expect(try ownerStore.head() == before)
+            #expect(try await ownerStore.head() == before)
             try await remote.setMain(good)  // the server's admin removes it
         }
         try await expectRefused("reader", key: reader.key, because: "may only read") { try $0.save(Task2(id: "r", title: "x")) }
@@ -94,13 +94,13 @@ struct SharingTests {
         try await ownerSync.sync()
 
         // The owner removes the writer; from then on the writer's commits are refused.
-        try ownerStore.setParticipants([
+        try await ownerStore.setParticipants([
             Participant(key: owner.key.publicKey, access: .owner, name: "owner"),
             Participant(key: try ParticipantKey(reader.line), access: .read, name: "reader"),
         ])
         try await ownerSync.sync()
         try await writerSync.sync()
-        #expect(try writerStore.participants().count == 2)
+        #expect(try await writerStore.participants().count == 2)
         try await writerStore.save(Task2(id: "late", title: "after removal"))
         try await writerSync.sync()
         await #expect(throws: ExchangeError.self) { try await ownerSync.sync() }

@@ -22,7 +22,7 @@ struct TrustedOwnersTests {
         let lab = try await SyncLab()
         let alice = try await TestKey("alice", in: lab.folder), mallory = try await TestKey("mallory", in: lab.folder)
         let (m, mSync) = try lab.signedReplica("mallory", key: mallory)
-        try m.setParticipants([mallory.participant(.owner, "mallory"), alice.participant(.write, "alice")])
+        try await m.setParticipants([mallory.participant(.owner, "mallory"), alice.participant(.write, "alice")])
         try await m.save(Task2(id: "bait", title: "from mallory"))
         try await mSync.sync()
 
@@ -31,11 +31,11 @@ struct TrustedOwnersTests {
         #expect(try await firstUse.record("bait") != nil)
 
         let (careful, carefulSync) = try trustingReplica("careful", in: lab, owners: [alice])
-        let before = try careful.head()
+        let before = try await careful.head()
         let rule = await expectSharingRefusal(carefulSync, saying: "trusted owners")
         #expect(rule?.contains(mallory.key.publicKey.description) == true, "\(rule ?? "")")
-        #expect(try careful.head() == before)
-        #expect(try careful.participants().isEmpty)
+        #expect(try await careful.head() == before)
+        #expect(try await careful.participants().isEmpty)
         #expect(try await careful.record("bait") == nil)
         #expect(try await git("--git-dir", careful.path, "fsck", "--strict").status == 0)
     }
@@ -68,7 +68,7 @@ struct TrustedOwnersTests {
             try await lab.remoteGit("update-ref", "refs/heads/main", commit)
             let (careful, carefulSync) = try trustingReplica("careful-\(index)", in: lab, owners: [alice])
             await expectSharingRefusal(carefulSync, saying: words)
-            #expect(try careful.participants().isEmpty)
+            #expect(try await careful.participants().isEmpty)
         }
         // A remote that is not shared at all is refused too.
         try await lab.remoteGit("update-ref", "refs/heads/main", head)
@@ -85,7 +85,7 @@ struct TrustedOwnersTests {
         let carol = try await TestKey("carol", in: lab.folder)
         let (a, aSync) = try lab.signedReplica("alice", key: alice)
         try await a.save(Task2(id: "early", title: "before sharing"))
-        try a.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
+        try await a.setParticipants([alice.participant(.owner, "alice"), carol.participant(.write, "carol")])
         try await a.save(Task2(id: "x", title: "shared"))
         try await aSync.sync()
 
@@ -96,7 +96,7 @@ struct TrustedOwnersTests {
         try await aSync.sync()
         try await cSync.sync()
         #expect(try await c.record("y")?.title == "later")
-        #expect(try c.participants().map(\.name) == ["alice", "carol"])
+        #expect(try await c.participants().map(\.name) == ["alice", "carol"])
         #expect(try await git("--git-dir", c.path, "fsck", "--strict").status == 0)
     }
 }

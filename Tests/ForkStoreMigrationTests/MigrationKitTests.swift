@@ -76,7 +76,7 @@ struct MigrationKitTests {
     @Test func aBrokenMigrationIsCaughtAndItsCommitNamed() async throws {
         let (folder, path) = try mixedHistory()
         _ = folder
-        let report = try RecordStore<TodoV2Broken>.open(at: path).replayHistory()
+        let report = try await RecordStore<TodoV2Broken>.open(at: path).replayHistory()
         let failure = try #require(report.firstFailure)
         #expect(failure.subject == "Save record b")
         guard case .undecodableValue(_, _, let reason) = failure.error else {
