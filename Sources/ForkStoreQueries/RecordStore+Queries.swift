@@ -53,6 +53,6 @@ extension RecordStore where Record: IndexedRecord {
     }
 
     func index() throws -> RecordIndex<Record> {
-        try engine.companion("ForkStoreQueries.RecordIndex") { RecordIndex<Record>(storePath: path) }
+        try engine.companion(of: RecordIndex<Record>.self) { RecordIndex(storePath: path) }
     }
 }

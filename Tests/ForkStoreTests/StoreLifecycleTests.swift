@@ -94,4 +94,20 @@ struct StoreLifecycleTests {
         }
         #expect(members.map(\.key) .sorted() == properties.map(\.key).sorted())
     }
+
+    /// The hook other modules keep their per-store state in (the query index) is keyed by type:
+    /// each type, generic specializations included, has its own companion, made once.
+    @Test func companionsAreKeptOnePerType() throws {
+        final class Box<Tag>: Sendable { let made: Int; init(_ made: Int) { self.made = made } }
+        enum First {}
+        enum Second {}
+        let store = try Store<Doc>.inMemory()
+        var made = 0
+        let first = try store.engine.companion(of: Box<First>.self) { made += 1; return Box(made) }
+        let second = try store.engine.companion(of: Box<Second>.self) { made += 1; return Box(made) }
+        let again = try store.engine.companion(of: Box<First>.self) { made += 1; return Box(made) }
+        #expect(first.made == 1 && second.made == 2)
+        #expect(again === first)
+        #expect(made == 2)
+    }
 }

@@ -36,8 +36,9 @@ public final class StoreEngine: Sendable {
     let transfers = Mutex<Repository?>(nil)
     /// The replica id and the hybrid logical clock that stamp every commit.
     let clock: StoreClock
-    /// Companions other modules keep for the store's lifetime (the query module's index).
-    private let companions = Mutex<[String: any Sendable]>([:])
+    /// Companions other modules keep for the store's lifetime (the query module's index),
+    /// one per type.
+    private let companions = Mutex<[ObjectIdentifier: any Sendable]>([:])
     /// For an in-memory store, the folder removed when the engine goes away.
     private let temporaryFolder: String?
 
@@ -189,10 +190,13 @@ public final class StoreEngine: Sendable {
 }
 
 extension StoreEngine {
-    /// The companion kept under `key`, made by `make` the first time it is asked for; one per
-    /// store, however many threads ask at once.
-    package func companion<Companion: Sendable>(_ key: String, make: () throws -> Companion) throws -> Companion {
-        try companions.withLock { companions in
+    /// The store's companion of type `Companion`, made by `make` the first time it is asked
+    /// for; one per store and type, however many threads ask at once. Keyed by the type itself
+    /// (each generic specialization is its own type), so two modules can never collide on a
+    /// name, and what comes back is always a `Companion`.
+    package func companion<Companion: Sendable>(of type: Companion.Type, make: () throws -> Companion) throws -> Companion {
+        let key = ObjectIdentifier(type)
+        return try companions.withLock { companions in
             if let existing = companions[key] as? Companion { return existing }
             let made = try make()
             companions[key] = made
