@@ -12,9 +12,10 @@ import Darwin
 /// stream.
 ///
 /// ``Store`` and ``RecordStore`` are thin façades over one engine each, and share their fork,
-/// history and merge API through ``VersionedStore``. The engine has no public members: reach
-/// it through a store.
-public final class StoreEngine: Sendable {
+/// history and merge API through ``VersionedStore``, whose requirement is the opaque
+/// ``StoreHandle`` holding the engine. The engine is ForkStore's own: its other modules (the
+/// exchange, the queries) reach it through `package` access, apps only through a store.
+package final class StoreEngine: Sendable {
     /// The store's folder: the bare repository.
     let path: String
     let options: StoreOptions

@@ -21,11 +21,12 @@
 /// Forks, history, merging, the change stream and the concurrency rules are those of
 /// ``Store``: both come from ``VersionedStore``. Merges go record by record.
 public final class RecordStore<Record: Resource & Identifiable>: VersionedStore where Record.ID == String {
-    public let engine: StoreEngine
+    /// The store's opaque handle on its engine, for ``VersionedStore``; it has no public members.
+    public let handle: StoreHandle
     let layout: RecordLayout<Record>
 
     private init(engine: StoreEngine, layout: RecordLayout<Record>) {
-        self.engine = engine
+        self.handle = StoreHandle(engine)
         self.layout = layout
     }
 

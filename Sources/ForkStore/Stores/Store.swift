@@ -19,11 +19,12 @@
 /// connection; from async code, the `async` variants (`await store.save(…)`) run that work
 /// off the caller's actor.
 public final class Store<Value: Resource>: VersionedStore {
-    public let engine: StoreEngine
+    /// The store's opaque handle on its engine, for ``VersionedStore``; it has no public members.
+    public let handle: StoreHandle
     let layout: ValueLayout<Value>
 
     private init(engine: StoreEngine, layout: ValueLayout<Value>) {
-        self.engine = engine
+        self.handle = StoreHandle(engine)
         self.layout = layout
     }
 

@@ -11,13 +11,32 @@
 /// }
 /// ```
 ///
-/// Only ForkStore's own stores conform: the requirement is the store's opaque engine.
+/// Only ForkStore's own stores conform: the requirement is the store's ``StoreHandle``, which
+/// only ForkStore makes.
 public protocol VersionedStore: Sendable {
-    /// The machinery underneath the store. It has no public members; use the store's API.
-    var engine: StoreEngine { get }
+    /// The store's opaque handle on the machinery underneath it, through which the API below
+    /// reaches the repository. It has no public members; use the store's API.
+    var handle: StoreHandle { get }
+}
+
+/// The opaque handle a ``VersionedStore`` holds on its machinery: the repository session and
+/// its lock, the cross-process writer lock, forks, history, merges and the change stream.
+///
+/// It has no public members and no public initializer: only ``Store`` and ``RecordStore`` make
+/// one, and a type that returns another store's handle acts as that store.
+public struct StoreHandle: Sendable {
+    /// The engine every call of the store goes through.
+    package let engine: StoreEngine
+
+    package init(_ engine: StoreEngine) {
+        self.engine = engine
+    }
 }
 
 extension VersionedStore {
+    /// The engine under the store, for ForkStore's other modules (the exchange, the queries).
+    package var engine: StoreEngine { handle.engine }
+
     /// The store's folder: the bare repository.
     public var path: String { engine.path }
 
