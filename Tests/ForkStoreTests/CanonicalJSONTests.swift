@@ -79,4 +79,25 @@ struct CanonicalJSONTests {
         }
         #expect(members.count == 2)
     }
+
+    /// What apps get instead of the implementation type: a strict parse into a `JSONValue`,
+    /// and the canonical bytes of any value.
+    @Test func appsParseStrictlyAndGetCanonicalBytesThroughJSONValue() throws {
+        let value = try JSONValue(parsing: Array(#"{"tags":["b","a"],"size":1.50e1,"name":"x"}"#.utf8))
+        #expect(value["size"] == .number("15"))
+        #expect(String(decoding: value.canonicalBytes, as: UTF8.self) == """
+            {
+              "name": "x",
+              "size": 15,
+              "tags": [
+                "b",
+                "a"
+              ]
+            }
+
+            """)
+        #expect(try JSONValue(parsing: value.canonicalBytes) == value)
+        let error = #expect(throws: CanonicalJSONError.self) { try JSONValue(parsing: Array(#"{"a":1, "a":2}"#.utf8)) }
+        #expect(error?.reason == "duplicate key in object")
+    }
 }

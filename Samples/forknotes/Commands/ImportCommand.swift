@@ -72,7 +72,7 @@ struct ImportCommand: ParsableCommand {
                 }
                 do {
                     // A strict parse first: a key given twice is refused, not resolved by guesswork.
-                    _ = try CanonicalJSON.parse(line)
+                    _ = try JSONValue(parsing: line)
                     return try decoder.decode(NoteJSON.self, from: Data(line)).note
                 } catch {
                     skipped += 1

@@ -34,7 +34,7 @@ struct MergeCommand: ParsableCommand {
     }
 
     static func show(_ value: JSONValue) -> String {
-        String(decoding: CanonicalJSON.serialize(value), as: UTF8.self)
+        String(decoding: value.canonicalBytes, as: UTF8.self)
             .trimmingCharacters(in: .whitespacesAndNewlines)
             .replacingOccurrences(of: "\n", with: " ")
     }

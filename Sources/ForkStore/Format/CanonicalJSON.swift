@@ -10,16 +10,17 @@
 ///   are `1` and `1000`, `-0` is `0`), others in ECMAScript's layout of their exact digits
 ///   (`0.1`, `0.00001`, `1.5e-7`), so every form of one value gives the same bytes.
 ///
-/// The full specification is in `Schema/FORMAT.md`.
-public enum CanonicalJSON {
+/// The full specification is in `Schema/FORMAT.md`. Apps reach it through
+/// ``JSONValue/init(parsing:)`` and ``JSONValue/canonicalBytes``.
+package enum CanonicalJSON {
     /// Parses JSON text. Throws ``CanonicalJSONError`` for anything that is not valid JSON.
-    public static func parse(_ bytes: [UInt8]) throws(CanonicalJSONError) -> JSONValue {
+    package static func parse(_ bytes: [UInt8]) throws(CanonicalJSONError) -> JSONValue {
         var parser = JSONParser(bytes: bytes)
         return try parser.parseDocument()
     }
 
     /// Writes a value in canonical form.
-    public static func serialize(_ value: JSONValue) -> [UInt8] {
+    package static func serialize(_ value: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
         write(value, indent: 0, into: &output)
         output.append(UInt8(ascii: "\n"))
@@ -27,7 +28,7 @@ public enum CanonicalJSON {
     }
 
     /// Re-writes any JSON text in canonical form.
-    public static func canonicalize(_ bytes: [UInt8]) throws(CanonicalJSONError) -> [UInt8] {
+    package static func canonicalize(_ bytes: [UInt8]) throws(CanonicalJSONError) -> [UInt8] {
         serialize(try parse(bytes))
     }
 
@@ -141,7 +142,8 @@ public enum CanonicalJSON {
     }
 }
 
-/// Why a blob is not valid JSON, with the byte offset where reading stopped.
+/// Why bytes are not valid JSON (thrown by ``JSONValue/init(parsing:)``), with the byte offset
+/// where reading stopped.
 public struct CanonicalJSONError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The byte offset where reading stopped.
     public var offset: Int

@@ -6,7 +6,9 @@ public enum JSONValue: Sendable, Hashable {
     case null
     /// `true` or `false`.
     case bool(Bool)
-    /// A number in canonical form (see ``CanonicalJSON``).
+    /// A number in canonical form: the exact decimal it writes, whole numbers as their digits
+    /// (`1.0` and `1e3` are `1` and `1000`), so every form of one value is one literal.
+    /// ``init(parsing:)`` writes numbers this way.
     case number(String)
     /// A string, exactly as stored (not normalized).
     case string(String)
@@ -54,6 +56,25 @@ public enum JSONValue: Sendable, Hashable {
             self = JSONValue.object(unsorted: members) ?? .object(members)
         }
     }
+}
+
+extension JSONValue {
+    /// Parses JSON text as ForkStore reads every blob: strictly (a key given twice, a lone
+    /// surrogate, trailing text or a number out of range is refused), keeping strings exactly
+    /// as written and numbers in their canonical form. Use it to build the value of a
+    /// ``ConflictResolution/value(_:)`` from JSON text, or to check text before decoding it.
+    ///
+    /// - Throws: ``CanonicalJSONError``, with the byte offset where reading stopped.
+    public init(parsing json: [UInt8]) throws(CanonicalJSONError) {
+        self = try CanonicalJSON.parse(json)
+    }
+
+    /// The value in ForkStore's canonical JSON form, the form of every blob it writes: UTF-8,
+    /// object members sorted by the UTF-8 bytes of their keys, two spaces of indentation per
+    /// level, minimal escaping, ending in one newline. The same value always gives the same
+    /// bytes, in every process, so they can be compared, hashed or shown. `Schema/FORMAT.md`
+    /// specifies the form in full.
+    public var canonicalBytes: [UInt8] { CanonicalJSON.serialize(self) }
 }
 
 extension JSONValue {

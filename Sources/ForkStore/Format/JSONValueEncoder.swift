@@ -1,7 +1,7 @@
 import Foundation
 
 /// Encodes an `Encodable` value straight to canonical ``JSONValue``, giving what `JSONEncoder`
-/// with its default strategies writes once ``CanonicalJSON`` has re-written it (dates as seconds
+/// with its default strategies writes once `CanonicalJSON` has re-written it (dates as seconds
 /// since 2001, `Data` as base64, `URL` as a string, `Decimal` from its digits, a non-finite
 /// float an error), with one difference: a collection that encodes in hash order (a `Set`, a
 /// `Dictionary` with keys that are not strings or integers) lists its contents in canonical
