@@ -1,11 +1,11 @@
 /// How ForkStore puts text it does not control (ids, paths, what a remote or a file said) into
 /// messages: every character that could steer a terminal is written as an escape (`\u{1b}`).
-/// Use it when printing store data on a terminal too.
-public enum TerminalText {
+/// The sample CLI uses it when printing store data on a terminal too.
+package enum TerminalText {
     /// `text` with C0 and C1 control characters, DEL, the line and paragraph separators and the
     /// bidirectional controls (which can make text read as something else) written as
     /// `\u{…}` escapes; everything else as it is.
-    public static func escaping(_ text: String) -> String {
+    package static func escaping(_ text: String) -> String {
         var result = ""
         for scalar in text.unicodeScalars {
             switch scalar.value {

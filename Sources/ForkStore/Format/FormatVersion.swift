@@ -1,9 +1,9 @@
 import Foundation
 
 /// The on-disk format this build writes and the highest it reads.
-public enum FormatVersion {
+package enum FormatVersion {
     /// The current on-disk format. Written into every commit and into the manifest.
-    public static let current = 1
+    package static let current = 1
 }
 
 /// The file `forkstore.json` in a store's git directory: marks the folder as a store and

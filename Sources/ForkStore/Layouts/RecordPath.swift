@@ -15,17 +15,17 @@ import ForkStoreGit
 ///   (never inside an escape), followed by `~` and the full 40-digit blob id of the record id.
 ///
 /// The blob stores the exact id beside the record, so the name never needs decoding.
-public struct RecordPath: Hashable, Sendable, CustomStringConvertible {
+package struct RecordPath: Hashable, Sendable, CustomStringConvertible {
     /// The folder under the tree's root that holds every record.
-    public static let root = "records"
+    package static let root = "records"
 
     /// The two shard folders, e.g. `["4b", "82"]`.
-    public let shards: [String]
+    package let shards: [String]
     /// The file name, e.g. `hello^world.json`.
-    public let fileName: String
+    package let fileName: String
 
     /// The path of the record with this id.
-    public init(id: String) {
+    package init(id: String) {
         let hash = ObjectID.blobHash(of: Array(id.utf8)).hex
         shards = [String(hash.prefix(2)), String(hash.dropFirst(2).prefix(2))]
         fileName = RecordPath.encodedName(id, hash: hash) + ".json"
@@ -50,7 +50,7 @@ public struct RecordPath: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The full path from the tree's root.
-    public var description: String {
+    package var description: String {
         Self.root + "/" + shards[0] + "/" + shards[1] + "/" + fileName
     }
 

@@ -6,7 +6,7 @@ extension RecordStore {
     /// Stores a stream of records the way git's own `fast-import` would: one commit per
     /// `batchSize` records, written in segments of up to 8 commits and 4 MB of encoded records
     /// that each become one pack file and one move of the fork. A batch that reaches 4 MB ends
-    /// there (its commit holds fewer records), so memory follows `importSegmentBudget` and
+    /// there (its commit holds fewer records), so memory follows that budget and
     /// `StoreOptions/maximumRecordSize`, never `batchSize` or the stream's length: records
     /// are pulled from `next` one at a time until it returns nil.
     ///

@@ -1,5 +1,5 @@
 /// A keyed collection of records in a bare git repository: one blob per record in a sharded
-/// tree (see ``RecordPath``), so changing k of N records writes O(k log N) objects and reading
+/// tree (see <doc:OnDiskFormat>), so changing k of N records writes O(k log N) objects and reading
 /// one record decodes only that record.
 ///
 /// ```swift
