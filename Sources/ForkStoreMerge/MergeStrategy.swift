@@ -17,6 +17,7 @@ import ForkStore
 /// and sequences are idempotent (`merge(a, x, x) == x`), counters are not (both sides' events
 /// count), and so on (see ``MergeLawFamily``).
 public protocol MergeStrategy<Value>: Sendable {
+    /// The type of value the strategy merges.
     associatedtype Value
 
     /// A short name for reports and trailers, such as `text` or `add-wins-set`.
@@ -81,6 +82,7 @@ public struct MergeLawFamily: Sendable, Hashable {
 ///
 /// Family: ``MergeLawFamily/convergent`` (a type's own merge promises what it documents).
 public struct MergeableStrategy<Value: Mergeable & Sendable>: MergeStrategy {
+    /// Makes the strategy; the merge is the value type's own.
     public init() {}
 
     public var name: String { "mergeable" }

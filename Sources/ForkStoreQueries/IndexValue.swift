@@ -4,9 +4,13 @@ import Foundation
 /// numbers (integers and reals compared by value), then text compared by its UTF-8 bytes (so
 /// "B" sorts before "a", and "é" and "e\u{301}" are different values, as record ids are).
 public enum IndexValue: Sendable, Hashable, Comparable {
+    /// No value: a nil optional, or a NaN. Sorts first.
     case null
+    /// A whole number.
     case integer(Int64)
+    /// A floating-point number, compared with integers by value.
     case real(Double)
+    /// Text, compared by its UTF-8 bytes.
     case text(String)
 
     public static func == (lhs: IndexValue, rhs: IndexValue) -> Bool { compare(lhs, rhs) == 0 }

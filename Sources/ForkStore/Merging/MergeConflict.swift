@@ -18,6 +18,8 @@ public struct MergeConflict: Sendable, Hashable, CustomStringConvertible {
     /// Whether the app's ``ConflictResolver`` changed the strategy's decision.
     public let overriddenByApp: Bool
 
+    /// Makes a conflict report. Strategies report conflicts through ``MergeContext``'s
+    /// `conflict` methods, which make them; this is for comparing reports in tests.
     public init(
         path: String, strategy: String, ancestor: JSONValue?, ours: JSONValue?, theirs: JSONValue?,
         decision: JSONValue?, overriddenByApp: Bool = false

@@ -15,6 +15,7 @@ public struct SchemaSnapshot: Codable, Sendable, Equatable {
         /// Whether the property is optional (may be absent from stored data).
         public var optional: Bool
 
+        /// Describes a property of Swift type `type` (without `Optional`), optional or not.
         public init(type: String, optional: Bool) {
             self.type = type
             self.optional = optional
@@ -28,6 +29,7 @@ public struct SchemaSnapshot: Codable, Sendable, Equatable {
     /// Property name → field.
     public var fields: [String: Field]
 
+    /// Makes a snapshot by hand; ``init(of:)`` makes one from a sample value.
     public init(type: String, modelVersion: Int, fields: [String: Field]) {
         self.type = type
         self.modelVersion = modelVersion
@@ -97,6 +99,7 @@ public struct SchemaSnapshot: Codable, Sendable, Equatable {
 /// A schema change between two model versions that can break reading older data unless a
 /// custom migration stage handles it.
 public struct RiskyChange: Sendable, Equatable, CustomStringConvertible {
+    /// What changed about the property.
     public enum Kind: Sendable, Equatable {
         /// The property is gone: its stored values would be dropped.
         case removed
@@ -110,10 +113,13 @@ public struct RiskyChange: Sendable, Equatable, CustomStringConvertible {
         case addedRequired
     }
 
+    /// What changed.
     public let kind: Kind
     /// The property, by its name in the older version.
     public let field: String
 
+    /// Makes a report of `kind` about `field`, as ``SchemaSnapshot/riskyChanges(from:to:plan:)``
+    /// does; for comparing its results in tests.
     public init(kind: Kind, field: String) {
         self.kind = kind
         self.field = field

@@ -27,6 +27,7 @@ public struct Participant: Sendable, Hashable, Codable {
     /// A name for people to read (`alice`, `alice's phone`); not checked.
     public var name: String?
 
+    /// A participant holding `key`, with `access`, and a name for people to read.
     public init(key: ParticipantKey, access: Access, name: String? = nil) {
         self.key = key
         self.access = access

@@ -10,6 +10,8 @@ public struct RecordProblem: Error, Sendable, Equatable, CustomStringConvertible
     /// Why it cannot be read.
     public let error: StoreError
 
+    /// Makes a report of the file at `path`, as listings do; for comparing their results in
+    /// tests.
     public init(path: String, claimedID: String?, error: StoreError) {
         self.path = path
         self.claimedID = claimedID

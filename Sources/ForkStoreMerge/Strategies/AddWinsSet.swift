@@ -17,6 +17,7 @@ import ForkStore
 ///
 /// Family: ``MergeLawFamily/set``.
 public struct AddWinsSet<Element: Hashable & Codable & Sendable>: MergeStrategy {
+    /// Makes an add-wins set merge; it has no settings.
     public init() {}
 
     public var name: String { "add-wins-set" }

@@ -15,6 +15,7 @@ import ForkStore
 ///
 /// Family: ``MergeLawFamily/counter``.
 public struct Counter<Value: FixedWidthInteger & Codable & Sendable>: MergeStrategy {
+    /// Makes a counter merge; it has no settings.
     public init() {}
 
     public var name: String { "counter" }

@@ -13,11 +13,14 @@ import ForkStore
 /// Conflicts inside a value carry the key in their path (`/notes/<key>/title`).
 public struct DictionaryMerge<Key: Hashable & Codable & Sendable, Values: MergeStrategy>: MergeStrategy
 where Values.Value: Equatable & Codable & Sendable {
+    /// The strategy that merges a key's three values when both sides changed it.
     public let values: Values
     /// What a removed key against an edited one does; nil follows the store's
     /// `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
+    /// Makes a dictionary merge that merges changed values with `values`, and decides a
+    /// removed key against an edited one by `removal` (the store's policy when nil).
     public init(values: Values, removal: RemovalPolicy? = nil) {
         self.values = values
         self.removal = removal

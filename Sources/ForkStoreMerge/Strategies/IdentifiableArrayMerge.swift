@@ -14,11 +14,14 @@ import ForkStore
 /// Ids are unique in the result: within each input, only the first element with an id counts.
 public struct IdentifiableArrayMerge<Element: Identifiable & Equatable & Codable & Sendable, Elements: MergeStrategy>: MergeStrategy
 where Elements.Value == Element, Element.ID: Codable & Sendable {
+    /// The strategy that merges an element's three versions when both sides changed it.
     public let elements: Elements
     /// What a removed element against an edited one does; nil follows the store's
     /// `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
+    /// Makes an array merge that merges changed elements with `elements`, and decides a
+    /// removed element against an edited one by `removal` (the store's policy when nil).
     public init(elements: Elements, removal: RemovalPolicy? = nil) {
         self.elements = elements
         self.removal = removal

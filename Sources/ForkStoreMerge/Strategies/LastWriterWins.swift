@@ -14,6 +14,7 @@ import ForkStore
 ///
 /// Family: ``MergeLawFamily/register``.
 public struct LastWriterWins<Value: Equatable & Codable & Sendable>: MergeStrategy {
+    /// Makes a last-writer-wins register; it has no settings.
     public init() {}
 
     public var name: String { "last-writer-wins" }

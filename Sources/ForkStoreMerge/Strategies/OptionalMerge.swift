@@ -9,10 +9,13 @@ import ForkStore
 ///   the later of the two wins), and the conflict is reported.
 public struct OptionalMerge<Wrapped: MergeStrategy>: MergeStrategy
 where Wrapped.Value: Equatable & Codable & Sendable {
+    /// The strategy that merges the values when both sides have one.
     public let wrapped: Wrapped
     /// What a clear against a change does; nil follows the store's `StoreOptions.removalPolicy`.
     public let removal: RemovalPolicy?
 
+    /// Makes an optional merge that merges present values with `wrapped`, and decides a clear
+    /// against a change by `removal` (the store's policy when nil).
     public init(_ wrapped: Wrapped, removal: RemovalPolicy? = nil) {
         self.wrapped = wrapped
         self.removal = removal

@@ -12,6 +12,7 @@ import ForkStore
 /// ancestor [a, b, c], dominant [a, x, c],    subordinate [a, y, c]  → [a, x, y, c] (conflict)
 /// ```
 public struct OrderedArrayMerge<Element: Equatable & Codable & Sendable>: MergeStrategy {
+    /// Makes a three-way list merge; it has no settings.
     public init() {}
 
     public var name: String { "ordered-array" }

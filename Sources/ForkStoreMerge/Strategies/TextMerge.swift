@@ -20,6 +20,7 @@ import ForkStore
 ///
 /// Family: ``MergeLawFamily/sequence``.
 public struct TextMerge: MergeStrategy {
+    /// Makes a word-by-word text merge; it has no settings.
     public init() {}
 
     public var name: String { "text" }
