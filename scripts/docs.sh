@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Builds the DocC documentation of each public module, failing on any warning (a broken
-# link, an undocumented parameter), and first checks that the generated async twins
+# link, an undocumented parameter) and on any public symbol without a doc comment
+# (scripts/doc-coverage.sh), and first checks that the generated async twins
 # (scripts/async-twins.py) are current. Output goes to .build/docs/<Module>.doccarchive.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ python3 scripts/async-twins.py --check
 swift build --build-tests >&2
 swift package dump-symbol-graph --minimum-access-level public >&2
 graphs=$(swift build --show-bin-path)/../symbolgraph
+bash scripts/doc-coverage.sh "$graphs"
 for module in ForkStore ForkStoreMerge ForkStoreExchange ForkStoreQueries; do
   only=".build/docs/$module-symbols"
   rm -rf "$only"
