@@ -12,7 +12,7 @@ if [ -z "$graphs" ]; then
   bash scripts/setup.sh
   # dump-symbol-graph covers every module, test modules included, so build them first.
   swift build --build-tests >&2
-  swift package dump-symbol-graph --minimum-access-level public >&2
+  swift package dump-symbol-graph --minimum-access-level public --emit-extension-block-symbols >&2
   graphs=$(swift build --show-bin-path)/../symbolgraph
 fi
 package=$(mktemp)
