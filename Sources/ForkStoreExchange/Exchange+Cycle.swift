@@ -37,9 +37,9 @@ extension Exchange {
     }
 
     private static func state(after error: ExchangeError) -> ExchangeState {
-        switch error {
+        switch error.code {
         case .offline, .pushRejected: .offline
-        case .halted(let found, let known, _): .halted(found: found, known: known)
+        case .halted: .halted(found: error.foundVersion ?? 0, known: error.supportedVersion ?? 0)
         default: .failed
         }
     }
@@ -77,13 +77,14 @@ extension Exchange {
                 case .behind: break  // another replica pushed: fetch and merge at once
                 case .rejected(let reason): refusal = (reason, cloud)
                 }
-            } catch .accessDenied(let url, let reason) {
+            } catch {
                 // A user who may read but not write still takes in what others pushed.
-                deniedPush = .accessDenied(remote: url, reason: reason)
+                guard error.code == .accessDenied else { throw error }
+                deniedPush = error
             }
         }
         while true {
-            let fetched = try step { try engine.fetchRemoteMain(from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch)) }
+            let fetched = try step(during: "fetch") { try engine.fetchRemoteMain(from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch)) }
             if let refusal, refusal.remoteHead == fetched {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
             }
@@ -131,7 +132,7 @@ extension Exchange {
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
-            let outcome = try step { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
+            let outcome = try step(during: "push") { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
             guard outcome == .accepted else { return outcome }
             try step { try engine.moveCloud(to: head) }
             report.pushedCommits = outgoing.count
@@ -142,12 +143,13 @@ extension Exchange {
 
     // MARK: Steps
 
-    /// Runs one step of the cycle, sorting its failure into an ``ExchangeError``.
-    private func step<Result>(_ body: () throws -> Result) throws(ExchangeError) -> Result {
+    /// Runs one step of the cycle, sorting its failure into an ``ExchangeError``; a failed
+    /// transfer names `operation` (`"fetch"`, `"push"`).
+    private func step<Result>(during operation: String? = nil, _ body: () throws -> Result) throws(ExchangeError) -> Result {
         do {
             return try body()
         } catch let failure as TransferFailure {
-            throw exchangeError(for: failure)
+            throw exchangeError(for: failure).during(operation)
         } catch let error as StoreError {
             throw Self.translate(error)
         } catch {
@@ -223,7 +225,9 @@ extension Exchange {
     }
 
     static func translate(_ error: StoreError) -> ExchangeError {
-        if case .unknownModelVersion(let found, let known, let commit) = error {
+        if error.code == .unknownModelVersion, let found = error.foundVersion, let known = error.supportedVersion,
+            let commit = error.commit
+        {
             return .halted(found: found, known: known, commit: commit)
         }
         return .store(error)

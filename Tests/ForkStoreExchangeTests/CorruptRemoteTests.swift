@@ -24,7 +24,7 @@ struct CorruptRemoteTests {
         let (reader, readerSync) = try lab.replica("reader", url: daemon.url("remote.git"))
         try reader.add("local")
         let mainBefore = try await reader.head()
-        let error = await expectSync(readerSync, failsWith: "corruptData")
+        let error = await expectSync(readerSync, failsWith: .corruptData)
         #expect(error.map { "\($0)".contains("is corrupt") } == true)
         #expect(readerSync.status.state == .failed)
         #expect(try await reader.head() == mainBefore)

@@ -20,7 +20,7 @@ struct GitDaemonTests {
         try await exchange.sync()
         daemon.stop()
         try store.add("during-outage")
-        await expectSync(exchange, failsWith: "offline")
+        await expectSync(exchange, failsWith: .offline)
         #expect(exchange.status.state == .offline)
         try await daemon.start()
         try await exchange.sync()
@@ -33,7 +33,7 @@ struct GitDaemonTests {
         let daemon = try await GitDaemon(basePath: lab.folder.path)
         let (store, exchange) = try lab.replica("one", url: daemon.url("nothing-here.git"))
         try store.add("kept")
-        await expectSync(exchange, failsWith: "notARepository")
+        await expectSync(exchange, failsWith: .notARepository)
         #expect(try store.items() == ["kept"])
     }
 
@@ -45,7 +45,7 @@ struct GitDaemonTests {
         let daemon = try await GitDaemon(basePath: lab.folder.path)
         let (store, exchange) = try lab.replica("one", url: daemon.url("remote.git"))
         try store.add("refused")
-        let error = await expectSync(exchange, failsWith: "transport")
+        let error = await expectSync(exchange, failsWith: .transport)
         #expect(error.map { "\($0)".contains("refused the push") } == true)
         #expect(exchange.status.state == .failed)
         #expect(try await lab.remoteItems().isEmpty)

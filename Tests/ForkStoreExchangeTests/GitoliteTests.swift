@@ -29,7 +29,7 @@ struct GitoliteTests {
             try await bobSync.sync()
             Issue.record("a read-only user pushed")
         } catch {
-            guard case .accessDenied(_, let reason) = error else {
+            guard error.code == .accessDenied, let reason = error.reason else {
                 Issue.record("expected accessDenied, got \(error)")
                 return
             }

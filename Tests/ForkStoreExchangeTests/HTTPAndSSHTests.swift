@@ -29,7 +29,7 @@ struct HTTPAndSSHTests {
             server.url("remote.git", authenticated: true),
             credentials: .userPassword(username: SmartHTTPServer.username, password: wrong)))
         try store.add("more")
-        let refused = await expectSync(bad, failsWith: "authenticationFailed")
+        let refused = await expectSync(bad, failsWith: .authenticationFailed)
         #expect(refused.map { !$0.localizedDescription.contains(wrong) && !"\($0)".contains(wrong) } == true)
         #expect(bad.status.state == .failed)
         // No credentials at all: also an authentication failure, not a hang.
@@ -50,7 +50,7 @@ struct HTTPAndSSHTests {
         let credentials = Credentials.userPassword(username: SmartHTTPServer.username, password: SmartHTTPServer.password)
         let (store, verifying) = try lab.replica("verifying", remote: try Remote(url, credentials: credentials))
         try store.add("kept local")
-        await expectSync(verifying, failsWith: "serverNotTrusted")
+        await expectSync(verifying, failsWith: .serverNotTrusted)
         #expect(try await lab.remoteItems().isEmpty)
 
         try await lab.expectTwoReplicasConverge(through: Remote(url, credentials: credentials, trust: .acceptAnyServer))
@@ -65,7 +65,7 @@ struct HTTPAndSSHTests {
         let lab = try await SyncLab()
         let server = try await SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))
         let (_, exchange) = try lab.replica("one", url: server.url("missing.git"))
-        await expectSync(exchange, failsWith: "notARepository")
+        await expectSync(exchange, failsWith: .notARepository)
     }
 
     @Test func replicasConvergeOverSSHWithAPinnedHostKey() async throws {
@@ -85,12 +85,12 @@ struct HTTPAndSSHTests {
         let wrongPin = Exchange(store: store, remote: try Remote(
             server.url(lab.remotePath), credentials: key,
             trust: .pinnedHostKey(fingerprint: "SHA256:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA")))
-        await expectSync(wrongPin, failsWith: "serverNotTrusted")
+        await expectSync(wrongPin, failsWith: .serverNotTrusted)
         let unauthorized = Exchange(store: store, remote: try Remote(
             server.url(lab.remotePath),
             credentials: .sshKey(username: server.user, privateKey: server.otherKey, publicKey: server.otherKey + ".pub"),
             trust: .pinnedHostKey(fingerprint: server.hostKeyFingerprint)))
-        await expectSync(unauthorized, failsWith: "authenticationFailed")
+        await expectSync(unauthorized, failsWith: .authenticationFailed)
         #expect(try await lab.remoteItems().isEmpty)
     }
 }

@@ -93,7 +93,7 @@ struct HostileRemoteTests {
         }
         #expect(try await store.head() == main, sourceLocation: sourceLocation)
         #expect(try await store.head(of: .cloud) == cloud, sourceLocation: sourceLocation)
-        if case .store(.rejectedCommit)? = exchange.status.lastError {
+        if exchange.status.lastError?.storeError?.code == .rejectedCommit {
             let quarantined = try await git("--git-dir", store.path + "/forkstore-transfer", "rev-parse", "refs/forkstore/quarantine")
             #expect(quarantined.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == bad, sourceLocation: sourceLocation)
             #expect(exchange.status.quarantine?.head.hex == bad, sourceLocation: sourceLocation)
@@ -120,13 +120,13 @@ struct HostileRemoteTests {
 
     private static func rejected(_ words: String) -> (ExchangeError) -> Bool {
         { error in
-            guard case .store(.rejectedCommit(_, _, let rule)) = error else { return false }
+            guard let rejected = error.storeError, rejected.code == .rejectedCommit, let rule = rejected.reason else { return false }
             return rule.contains(words)
         }
     }
 
     @Test func aRecordOfANewerModelVersionInAnOlderCommitHalts() async throws {
-        try await expectRefused(expecting: { if case .halted(3, 1, _) = $0 { true } else { false } }) { remote, good in
+        try await expectRefused(expecting: { $0.code == .halted && $0.foundVersion == 3 && $0.supportedVersion == 1 }) { remote, good in
             try await remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "x", modelVersion: 3))]), on: good)
         }
     }
@@ -241,8 +241,8 @@ struct HostileRemoteTests {
     ])
     func ambiguousOrOutOfRangeTrailersAreRefused(_ trailers: String) async throws {
         try await expectRefused(expecting: { error in
-            guard case .store(.rejectedCommit(_, let path, _)) = error else { return false }
-            return path.isEmpty
+            guard let rejected = error.storeError, rejected.code == .rejectedCommit else { return false }
+            return rejected.path == ""
         }) { remote, good in
             try await remote.commit(tree: remote.recordsTree([remote.recordFile(id: "x", content: envelope(id: "x", title: "x"))]), on: good, trailers: trailers)
         }

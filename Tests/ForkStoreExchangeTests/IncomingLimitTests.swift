@@ -22,14 +22,16 @@ struct IncomingLimitTests {
         let store = try await RecordStore<Task2>.create(at: lab.folder.child("replica"), options: roomy)
 
         let small = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectSize: 100_000))
-        let object = await expectSync(small, failsWith: "tooLarge")
-        guard case .tooLarge(_, .objectSize, 100_000, let size, _)? = object else { throw Failure("\(String(describing: object))") }
+        let object = await expectSync(small, failsWith: .tooLarge)
+        guard let object, object.limit == .objectSize, object.maximum == 100_000, let size = object.size else {
+            throw Failure("\(String(describing: object))")
+        }
         #expect(size > 300_000)
-        #expect(object?.description.contains("ExchangeOptions.maximumObjectSize") == true)
+        #expect(object.description.contains("ExchangeOptions.maximumObjectSize"))
 
         let tight = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumFetchSize: 50_000))
-        let fetch = await expectSync(tight, failsWith: "tooLarge")
-        guard case .tooLarge(_, .fetchSize, 50_000, _, _)? = fetch else { throw Failure("\(String(describing: fetch))") }
+        let fetch = await expectSync(tight, failsWith: .tooLarge)
+        guard fetch?.limit == .fetchSize, fetch?.maximum == 50_000 else { throw Failure("\(String(describing: fetch))") }
         #expect(try await store.head(of: .main).parents.isEmpty)
 
         // The defaults take the store's record limit (2 MB here): the record comes in.
@@ -55,10 +57,12 @@ extension IncomingLimitTests {
         let store = try await RecordStore<Task2>.create(at: lab.folder.child("replica"))
 
         let few = Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects - 5))
-        let refused = await expectSync(few, failsWith: "tooLarge")
-        guard case .tooLarge(_, .objectCount, let maximum, let count, _)? = refused else { throw Failure("\(String(describing: refused))") }
+        let refused = await expectSync(few, failsWith: .tooLarge)
+        guard let refused, refused.limit == .objectCount, let maximum = refused.maximum, let count = refused.size else {
+            throw Failure("\(String(describing: refused))")
+        }
         #expect(maximum == objects - 5 && count > objects - 5)
-        #expect(refused?.description.contains("ExchangeOptions.maximumObjectCount") == true)
+        #expect(refused.description.contains("ExchangeOptions.maximumObjectCount"))
         #expect(try await store.head(of: .main).parents.isEmpty)
 
         try await Exchange(records: store, remote: try Remote(url), options: ExchangeOptions(maximumObjectCount: objects)).sync()

@@ -120,7 +120,7 @@ struct LoadTests {
         let slowest = outcomes.map(\.elapsed).max() ?? .zero
         print("load: 64 syncs against a silent server (500 ms timeouts) beside 8 CPU-bound tasks: the last failed after \(slowest)")
         #expect(outcomes.count == 64)
-        let notOffline = outcomes.filter { $0.error?.caseName != "offline" }
+        let notOffline = outcomes.filter { $0.error?.code != .offline }
         #expect(notOffline.isEmpty, "\(notOffline.count) syncs did not fail as offline, first: \(String(describing: notOffline.first?.error))")
         #expect(slowest < .seconds(2), "the slowest sync failed after \(slowest)")
     }

@@ -90,7 +90,9 @@ struct ParticipantsFileSpellingTests {
             try await ownerSync.sync()
             Issue.record("a key with a comment was taken")
         } catch {
-            guard case .store(.rejectedCommit(let refused, let path, let rule)) = error else {
+            guard let rejected = error.storeError, rejected.code == .rejectedCommit, let refused = rejected.commit,
+                let path = rejected.path, let rule = rejected.reason
+            else {
                 Issue.record("refused for another reason: \(error)")
                 return
             }

@@ -31,7 +31,7 @@ struct QuarantineBoundTests {
                 try await exchange.sync()
                 Issue.record("the sync took a record that is not JSON")
             } catch {
-                guard case .store(.rejectedCommit(_, _, let rule)) = error, rule.contains("not valid JSON") else { throw error }
+                guard let rejected = error.storeError, rejected.code == .rejectedCommit, let rule = rejected.reason, rule.contains("not valid JSON") else { throw error }
             }
             let (own, fetched) = Self.bytes(of: transfer)
             largest = (max(largest.own, own), max(largest.fetched, fetched))

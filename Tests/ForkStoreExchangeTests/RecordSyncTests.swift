@@ -127,7 +127,7 @@ struct RecordSyncTests {
         #expect {
             try Store<Task2>.open(at: records.path)
         } throws: { error in
-            guard case StoreError.notAStore(_, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .notAStore, let reason = error.reason else { return false }
             return reason.contains("record collection")
         }
         #expect(try await records.count() == 2)

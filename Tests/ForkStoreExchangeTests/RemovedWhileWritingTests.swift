@@ -31,7 +31,7 @@ struct RemovedWhileWritingTests {
             try await aSync.sync()
             Issue.record("the removed writer's commit was taken")
         } catch {
-            guard case .store(.rejectedCommit(let commit, _, let rule)) = error else {
+            guard let rejected = error.storeError, rejected.code == .rejectedCommit, let commit = rejected.commit, let rule = rejected.reason else {
                 Issue.record("refused for another reason: \(error)")
                 return
             }

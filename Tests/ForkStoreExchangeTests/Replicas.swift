@@ -68,24 +68,17 @@ final class SyncLab: Sendable {
     }
 }
 
-extension ExchangeError {
-    /// The name of the case, e.g. `offline`, for tests that check the kind of failure.
-    var caseName: String {
-        Mirror(reflecting: self).children.first?.label ?? String(describing: self)
-    }
-}
-
-/// Runs one sync that must fail with the named kind of error; returns the error for further checks.
+/// Runs one sync that must fail with an error of this code; returns the error for further checks.
 @discardableResult
 func expectSync(
-    _ exchange: Exchange, failsWith caseName: String, sourceLocation: SourceLocation = #_sourceLocation
+    _ exchange: Exchange, failsWith code: ExchangeError.Code, sourceLocation: SourceLocation = #_sourceLocation
 ) async -> ExchangeError? {
     do {
         try await exchange.sync()
-        Issue.record("the sync succeeded; expected \(caseName)", sourceLocation: sourceLocation)
+        Issue.record("the sync succeeded; expected \(code)", sourceLocation: sourceLocation)
         return nil
     } catch {
-        #expect(error.caseName == caseName, "\(error)", sourceLocation: sourceLocation)
+        #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
         return error
     }
 }

@@ -84,7 +84,7 @@ func expectSharingRefusal(
         try await exchange.sync()
         Issue.record("the sync took in a commit it must refuse", sourceLocation: sourceLocation)
     } catch {
-        guard case .store(.rejectedCommit(_, _, let rule)) = error else {
+        guard let rejected = error.storeError, rejected.code == .rejectedCommit, let rule = rejected.reason else {
             Issue.record("expected a refused commit, got \(error)", sourceLocation: sourceLocation)
             return nil
         }

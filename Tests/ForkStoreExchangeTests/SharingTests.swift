@@ -76,7 +76,7 @@ struct SharingTests {
                 try await ownerSync.sync()
                 Issue.record("\(name)'s commit was taken in")
             } catch {
-                guard case .store(.rejectedCommit(_, _, let rule)) = error else {
+                guard let rejected = error.storeError, rejected.code == .rejectedCommit, let rule = rejected.reason else {
                     Issue.record("\(name): \(error)")
                     return
                 }

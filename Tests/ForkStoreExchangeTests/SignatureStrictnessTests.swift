@@ -55,7 +55,7 @@ struct SignatureStrictnessTests {
             try await ownerSync.sync()
             Issue.record("the twin of a signed commit was taken")
         } catch {
-            guard case .store(.rejectedCommit(_, _, let rule)) = error else {
+            guard let rejected = error.storeError, rejected.code == .rejectedCommit, let rule = rejected.reason else {
                 Issue.record("refused for another reason: \(error)")
                 return
             }

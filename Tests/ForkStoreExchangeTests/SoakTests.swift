@@ -37,6 +37,9 @@ struct SoakTests {
                         try await exchange.sync()
                     } catch ExchangeError.offline {
                         offlineSyncs += 1
+                    } catch {
+                        // Swift 6.3 crashes compiling this `do` without it (see SyncErrors.md).
+                        throw error
                     }
                 }
             }

@@ -56,7 +56,7 @@ struct TimeoutTests {
         let (store, exchange) = try lab.replica("one", url: url, options: options)
         try store.add("kept")
         let start = ContinuousClock.now
-        let error = await expectSync(exchange, failsWith: "offline", sourceLocation: sourceLocation)
+        let error = await expectSync(exchange, failsWith: .offline, sourceLocation: sourceLocation)
         let elapsed = ContinuousClock.now - start
         #expect(error.map { "\($0)".contains("timed out after 500 ms") } == true, "\(String(describing: error))", sourceLocation: sourceLocation)
         // The message tells our timeout from the system's. The time, measured from the test's

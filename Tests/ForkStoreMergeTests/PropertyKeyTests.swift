@@ -47,7 +47,7 @@ struct PropertyKeyTests {
             try wrong.merge(
                 ancestor: base, dominant: Note(title: "T", body: "y", tags: []), subordinate: Note(title: "T", body: "z", tags: []))
         } throws: { error in
-            guard case StoreError.mergeFailed(let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .mergeFailed, let reason = error.reason else { return false }
             return reason.contains("'body'") && reason.contains("'text'")
         }
     }

@@ -79,7 +79,7 @@ struct MigrationKitTests {
         let report = try await RecordStore<TodoV2Broken>.open(at: path).replayHistory()
         let failure = try #require(report.firstFailure)
         #expect(failure.subject == "Save record b")
-        guard case .undecodableValue(_, _, let reason) = failure.error else {
+        guard failure.error.code == .undecodableValue, let reason = failure.error.reason else {
             Issue.record("expected a decoding failure, got \(failure.error)")
             return
         }

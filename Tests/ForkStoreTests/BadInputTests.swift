@@ -70,8 +70,8 @@ struct BadInputTests {
         #expect {
             try store.value(in: bad)
         } throws: { error in
-            guard case StoreError.invalidJSON(_, let path, let reason) = error else { return false }
-            return path == "value.json" && !reason.isEmpty
+            guard let error = error as? StoreError, error.code == .invalidJSON, let reason = error.reason else { return false }
+            return error.path == "value.json" && !reason.isEmpty
         }
         try expectStillUsable(store)
     }
@@ -83,7 +83,7 @@ struct BadInputTests {
         #expect {
             try store.value(in: bad)
         } throws: { error in
-            guard case StoreError.invalidJSON(_, _, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .invalidJSON, let reason = error.reason else { return false }
             return reason.contains("duplicate key")
         }
         try expectStillUsable(store)
@@ -96,7 +96,7 @@ struct BadInputTests {
         #expect {
             try store.value(in: bad)
         } throws: { error in
-            guard case StoreError.undecodableValue(_, _, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .undecodableValue, let reason = error.reason else { return false }
             return reason.contains("title")
         }
         try expectStillUsable(store)
@@ -129,8 +129,8 @@ struct BadInputTests {
         #expect {
             try store.value(in: bad)
         } throws: { error in
-            guard case StoreError.missingObject(let id, _) = error else { return false }
-            return id == blob
+            guard let error = error as? StoreError, error.code == .missingObject else { return false }
+            return error.object == blob
         }
         try expectStillUsable(store)
     }
@@ -146,8 +146,8 @@ struct BadInputTests {
         #expect {
             try reopened.value(in: bad)
         } throws: { error in
-            guard case StoreError.missingObject(let id, _) = error else { return false }
-            return id == commit.id.hex
+            guard let error = error as? StoreError, error.code == .missingObject else { return false }
+            return error.object == commit.id.hex
         }
         try expectStillUsable(reopened)
     }

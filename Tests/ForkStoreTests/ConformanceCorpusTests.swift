@@ -82,13 +82,13 @@ struct ConformanceCorpusTests {
 
     /// The corpus's name for each refusal.
     static func kind(of error: any Error) -> String {
-        switch error as? StoreError {
-        case .notAStore?: "not-a-store"
-        case .newerFormatVersion?: "newer-format"
-        case .malformedCommit?: "malformed-commit"
-        case .missingModelVersion?: "missing-model-version"
-        case .unknownModelVersion?: "unknown-model-version"
-        case .invalidJSON?: "invalid-json"
+        switch error {
+        case StoreError.notAStore: "not-a-store"
+        case StoreError.newerFormatVersion: "newer-format"
+        case StoreError.malformedCommit: "malformed-commit"
+        case StoreError.missingModelVersion: "missing-model-version"
+        case StoreError.unknownModelVersion: "unknown-model-version"
+        case StoreError.invalidJSON: "invalid-json"
         default: "other: \(error)"
         }
     }
@@ -198,8 +198,7 @@ struct ConformanceCorpusTests {
                 #expect {
                     try store.value(at: id)
                 } throws: { error in
-                    if case .malformedCommit? = error as? StoreError { return true }
-                    return false
+                    (error as? StoreError)?.code == .malformedCommit
                 }
                 continue
             }

@@ -14,8 +14,8 @@ struct ForkTests {
         #expect {
             try Fork(name)
         } throws: { error in
-            guard case StoreError.invalidForkName(let refused, let reason) = error else { return false }
-            return refused == name && !reason.isEmpty
+            guard let error = error as? StoreError, error.code == .invalidForkName, let reason = error.reason else { return false }
+            return error.fork == name && !reason.isEmpty
         }
     }
 

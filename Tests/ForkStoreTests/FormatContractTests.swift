@@ -107,7 +107,7 @@ struct FormatContractTests {
             _ = try await store.value()
             Issue.record("read a malformed commit")
         } catch let error as StoreError {
-            guard case .malformedCommit(let commit, let reason) = error else {
+            guard error.code == .malformedCommit, let commit = error.commit, let reason = error.reason else {
                 Issue.record("expected malformedCommit, got \(error)")
                 return
             }

@@ -30,11 +30,11 @@ struct GitLockFileTests {
             }
         }
         let waited = Date().timeIntervalSince(started)
-        guard case .locked(let path)? = outcome else {
+        guard let outcome, outcome.code == .locked, let path = outcome.path else {
             Issue.record("the write did not report the lock: \(String(describing: outcome))")
             return
         }
-        #expect(path.hasSuffix("refs/heads/main.lock") && outcome?.description.contains(path) == true)
+        #expect(path.hasSuffix("refs/heads/main.lock") && outcome.description.contains(path))
         #expect(waited >= 4.5, "waited \(waited) s")
         #expect(FileManager.default.fileExists(atPath: lock), "the store removed a lock a live git held")
 
@@ -126,7 +126,6 @@ struct GitLockFileTests {
     }
 
     static func lockedPath(_ error: StoreError) -> String? {
-        if case .locked(let path) = error { return path }
-        return nil
+        error.code == .locked ? error.path : nil
     }
 }

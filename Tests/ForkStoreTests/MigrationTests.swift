@@ -70,7 +70,7 @@ struct MigrationTests {
         #expect {
             try Store<BrokenPlan>.open(at: path)
         } throws: { error in
-            guard case StoreError.invalidMigrationPlan(let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .invalidMigrationPlan, let reason = error.reason else { return false }
             return reason.contains("BrokenPlan") && reason.contains("3")
         }
         #expect(throws: StoreError.self) { try Store<GapPlan>.open(at: path) }
@@ -95,8 +95,8 @@ struct MigrationTests {
         #expect {
             try v1.record("c")
         } throws: { error in
-            guard case StoreError.unknownModelVersion(2, 1, _) = error else { return false }
-            return true
+            guard let error = error as? StoreError else { return false }
+            return error.code == .unknownModelVersion && error.foundVersion == 2 && error.supportedVersion == 1
         }
     }
 
@@ -153,14 +153,14 @@ struct MigrationTests {
         #expect {
             try RecordStore<ThrowingV2>.open(at: path).record("t")
         } throws: { error in
-            guard case StoreError.migrationFailed(_, let recordPath, 1, _) = error else { return false }
-            return recordPath == RecordPath(id: "t").description
+            guard let error = error as? StoreError, error.code == .migrationFailed, error.foundVersion == 1 else { return false }
+            return error.path == RecordPath(id: "t").description
         }
         #expect {
             try RecordStore<OnlyFromTwo>.open(at: path).record("t")
         } throws: { error in
-            guard case StoreError.unsupportedModelVersion(1, 2, _) = error else { return false }
-            return true
+            guard let error = error as? StoreError else { return false }
+            return error.code == .unsupportedModelVersion && error.foundVersion == 1 && error.supportedVersion == 2
         }
     }
 }

@@ -25,7 +25,7 @@ struct ReaderStrictnessTests {
         #expect {
             try Store<Doc>.open(at: store.path)
         } throws: { error in
-            guard case .notAStore(_, let reason)? = error as? StoreError else { return false }
+            guard let error = error as? StoreError, error.code == .notAStore, let reason = error.reason else { return false }
             return reason.contains("manifest")
         }
     }
@@ -121,7 +121,7 @@ struct ReaderStrictnessTests {
         #expect {
             try store.update("a") { $0.id = "b" }
         } throws: { error in
-            guard case .encodingFailed(let reason)? = error as? StoreError else { return false }
+            guard let error = error as? StoreError, error.code == .encodingFailed, let reason = error.reason else { return false }
             return reason.contains("'b'")
         }
         #expect(try store.head() == head)

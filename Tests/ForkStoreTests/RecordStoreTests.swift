@@ -76,8 +76,8 @@ struct RecordStoreTests {
         #expect {
             try films.save([Film(id: "ok", title: "fine", year: 1), Film(id: "big", title: String(repeating: "x", count: 2_000), year: 2)])
         } throws: { error in
-            guard case StoreError.recordTooLarge(let id, let size, let limit) = error else { return false }
-            return id == "big" && size > 2_000 && limit == 1_000
+            guard let error = error as? StoreError, error.code == .recordTooLarge, let size = error.size else { return false }
+            return error.recordID == "big" && size > 2_000 && error.limit == 1_000
         }
         #expect(try films.head() == head)
         #expect(try films.count() == 0)
@@ -113,7 +113,7 @@ struct RecordStoreTests {
         #expect {
             try Store<Film>.open(at: films.path)
         } throws: { error in
-            guard case StoreError.notAStore(_, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .notAStore, let reason = error.reason else { return false }
             return reason.contains("RecordStore")
         }
         let single = try Store<Doc>.create(at: folder.child("single"))

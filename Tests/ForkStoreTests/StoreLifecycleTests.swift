@@ -43,8 +43,8 @@ struct StoreLifecycleTests {
         #expect {
             try Store<Doc>.open(at: plain)
         } throws: { error in
-            guard case StoreError.notAStore(let path, _) = error else { return false }
-            return path == plain
+            guard let error = error as? StoreError, error.code == .notAStore else { return false }
+            return error.path == plain
         }
         // A bare git repository without a manifest is not a store either.
         let bare = folder.child("bare.git")
@@ -52,7 +52,7 @@ struct StoreLifecycleTests {
         #expect {
             try Store<Doc>.open(at: bare)
         } throws: { error in
-            guard case StoreError.notAStore(_, let reason) = error else { return false }
+            guard let error = error as? StoreError, error.code == .notAStore, let reason = error.reason else { return false }
             return reason.contains("forkstore.json")
         }
         // A file is not a store.

@@ -18,8 +18,8 @@ enum ExitCodes {
     /// Whether `error` says the store was busy: another program held it past the wait.
     static func isBusy(_ error: any Error) -> Bool {
         switch error {
-        case StoreError.locked, ExchangeError.busy, ExchangeError.store(.locked): true
-        default: false
+        case StoreError.locked, ExchangeError.busy: true
+        default: (error as? ExchangeError)?.storeError?.code == .locked
         }
     }
 }

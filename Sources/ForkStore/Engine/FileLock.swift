@@ -44,9 +44,9 @@ final class FileLock: Sendable {
             guard opened >= 0 else {
                 let code = errno
                 if code == EACCES || code == EPERM || code == EROFS {
-                    throw StoreError.readOnlyStore(path: storePath)
+                    throw StoreError.readOnlyStore(path: storePath, errno: code)
                 }
-                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
+                throw StoreError.fileSystem(path: path, errno: code)
             }
             descriptor = opened
             return opened
@@ -58,7 +58,7 @@ final class FileLock: Sendable {
         let descriptor = try opened()
         while flock(descriptor, LOCK_EX) != 0 {
             guard errno == EINTR else {
-                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+                throw StoreError.fileSystem(path: path, errno: errno)
             }
         }
         defer { flock(descriptor, LOCK_UN) }
@@ -73,7 +73,7 @@ final class FileLock: Sendable {
         let deadline = ContinuousClock.now + limit
         while flock(descriptor, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {
-                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+                throw StoreError.fileSystem(path: path, errno: errno)
             }
             guard ContinuousClock.now < deadline else { return nil }
             usleep(UInt32.random(in: 5_000...50_000))
@@ -96,7 +96,7 @@ final class FileLock: Sendable {
     func setNote(_ text: String) throws(StoreError) {
         let bytes = Array(text.utf8), descriptor = try opened()
         guard ftruncate(descriptor, 0) == 0, bytes.isEmpty || pwrite(descriptor, bytes, bytes.count, 0) == bytes.count else {
-            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+            throw StoreError.fileSystem(path: path, errno: errno)
         }
     }
 

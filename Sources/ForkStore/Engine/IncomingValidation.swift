@@ -69,15 +69,17 @@ extension StoreEngine {
     /// names the commit, the path and the rule.
     private static func rejection(_ error: StoreError, in commit: Commit) -> StoreError {
         func refuse(_ path: String, _ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
-        switch error {
-        case .invalidJSON(_, let path, let reason): return refuse(path, "it is not valid JSON: \(reason)")
-        case .undecodableValue(_, let path, let reason): return refuse(path, "it does not decode: \(reason)")
-        case .migrationFailed(_, let path, let version, let reason):
-            return refuse(path, "migrating it from model version \(version) failed: \(reason)")
-        case .unsupportedModelVersion(let found, let oldest, _):
-            return refuse("", "its model version \(found) is older than the oldest this app reads (\(oldest))")
+        let path = error.path ?? "", reason = error.reason ?? ""
+        switch error.code {
+        case .invalidJSON: return refuse(path, "it is not valid JSON: \(reason)")
+        case .undecodableValue: return refuse(path, "it does not decode: \(reason)")
+        case .migrationFailed:
+            return refuse(path, "migrating it from model version \(error.foundVersion ?? 0) failed: \(reason)")
+        case .unsupportedModelVersion:
+            return refuse(
+                "", "its model version \(error.foundVersion ?? 0) is older than the oldest this app reads (\(error.supportedVersion ?? 0))")
         case .missingModelVersion: return refuse("", "it has no Model-Version trailer")
-        case .malformedCommit(_, let reason): return refuse("", reason)
+        case .malformedCommit: return refuse("", reason)
         default: return error
         }
     }

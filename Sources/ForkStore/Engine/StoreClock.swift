@@ -89,7 +89,7 @@ final class StoreClock: Sendable {
                 if written == bytes.count { return id }
                 try? FileManager.default.removeItem(atPath: path)
             } else if errno != EEXIST {
-                throw StoreError.fileSystem(path: path, reason: String(cString: strerror(errno)))
+                throw StoreError.fileSystem(path: path, errno: errno)
             }
         }
         throw StoreError.fileSystem(path: path, reason: "could not make the replica id")

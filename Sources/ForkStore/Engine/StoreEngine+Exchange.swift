@@ -103,7 +103,7 @@ extension StoreEngine {
                 arriving = try validateIncoming(
                     incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, in: transfer)
             } catch let error as StoreError {
-                if case .rejectedCommit = error {
+                if error.code == .rejectedCommit {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")
                     try? repository.removeReference(Self.quarantineReference)
                     try? repository.updateReference(

@@ -92,7 +92,8 @@ package final class StoreEngine: Sendable {
         do {
             repository = try Repository.openBare(at: path)
         } catch {
-            throw StoreError.notAStore(path: path, reason: "it is not a bare git repository (\(error.message))")
+            throw StoreError.notAStore(
+                path: path, reason: "it is not a bare git repository (\(error.message))", underlyingCode: error.pack == nil ? error.rawCode : nil)
         }
         let manifest = try Manifest.read(gitDirectory: repository.gitDirectory, storePath: path)
         guard manifest.resource == layout.kind.rawValue else {
@@ -123,7 +124,7 @@ package final class StoreEngine: Sendable {
         do {
             try fileManager.createDirectory(at: parent, withIntermediateDirectories: true)
         } catch {
-            throw StoreError.fileSystem(path: parent.path, reason: error.localizedDescription)
+            throw StoreError.fileSystem(path: parent.path, error: error)
         }
         defer { try? fileManager.removeItem(at: staging) }
         let repository = try git("creating the store") { () throws(GitError) in
@@ -143,7 +144,7 @@ package final class StoreEngine: Sendable {
             let manifest = staging.appendingPathComponent(Manifest.fileName)
             try Data(Manifest.current(layout.kind).encoded()).write(to: manifest, options: .atomic)
         } catch {
-            throw StoreError.fileSystem(path: path, reason: error.localizedDescription)
+            throw StoreError.fileSystem(path: path, error: error)
         }
         // rename(2) replaces only an empty folder, atomically: a store another process
         // created at the same moment is never overwritten.
@@ -152,7 +153,7 @@ package final class StoreEngine: Sendable {
             if code == ENOTEMPTY || code == EEXIST || code == ENOTDIR {
                 throw StoreError.storeAlreadyExists(path: path)
             }
-            throw StoreError.fileSystem(path: path, reason: String(cString: strerror(code)))
+            throw StoreError.fileSystem(path: path, errno: code)
         }
         return try open(at: path, options: options, layout: layout)
     }

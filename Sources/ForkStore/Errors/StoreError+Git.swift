@@ -1,12 +1,16 @@
 import ForkStoreGit
 
 extension StoreError {
-    /// Wraps a libgit2 failure: a missing object becomes ``missingObject(id:reason:)``.
+    /// Wraps a libgit2 failure during `operation`, keeping libgit2's error code: a missing
+    /// object becomes ``missingObject(id:reason:)``, anything else
+    /// ``repository(operation:reason:underlyingCode:)``. A failure of our own pack format has
+    /// no libgit2 code.
     init(_ error: GitError, during operation: String, object: String? = nil) {
+        let underlyingCode = error.pack == nil ? error.rawCode : nil
         if error.code == .notFound, let object {
-            self = .missingObject(id: object, reason: error.message)
+            self = .missingObject(id: object, reason: error.message, operation: operation, underlyingCode: underlyingCode)
         } else {
-            self = .repository(operation: operation, reason: error.message)
+            self = .repository(operation: operation, reason: error.message, underlyingCode: underlyingCode)
         }
     }
 }

@@ -1,153 +1,188 @@
-/// Everything that can go wrong in a store, with what failed and why.
+import Foundation
+
+/// Everything that can go wrong in a store: a ``code`` to act on, and what failed and why.
 ///
-/// Match the case you can act on in `catch`:
+/// Match the codes you can act on in `catch`, as GRDB's `DatabaseError` is matched; a code
+/// added in a later version breaks no app's `catch` or `switch`:
 ///
 /// ```swift
 /// do {
 ///     let notes = try store.value()
-/// } catch StoreError.unknownModelVersion(let found, let known, _) {
-///     print("Written by model version \(found); this app knows \(known). Update the app.")
+/// } catch StoreError.unknownModelVersion {
+///     print("Written by a newer version of the app. Update the app.")
+/// } catch let error as StoreError where error.code == .locked {
+///     print("Another program holds \(error.path ?? "a lock file"); try again later.")
 /// }
 /// ```
 ///
-/// No case ever carries a credential, and none is thrown after a partial write: a failed
+/// The properties after ``message`` hold what a code is about, for code that acts on it; each
+/// code's factory (``unknownModelVersion(found:known:commit:)``, …) says which it sets.
+///
+/// No error ever carries a credential, and none is thrown after a partial write: a failed
 /// operation leaves the store as it was.
-public enum StoreError: Error, Sendable, Equatable {
-    /// Nothing exists at the path given to ``Store/open(at:options:)-35i58``.
-    case storeNotFound(path: String)
-    /// The path exists but is not a ForkStore store.
-    case notAStore(path: String, reason: String)
-    /// ``Store/create(at:options:)-6p8hr`` found a store or other files already there.
-    case storeAlreadyExists(path: String)
-    /// The store, or a commit in it, was written in a newer on-disk format than this library reads.
-    case newerFormatVersion(found: Int, supported: Int)
-    /// A fork name breaks git's reference-name rules or ForkStore's own.
-    case invalidForkName(String, reason: String)
-    /// No fork has this name.
-    case forkNotFound(String)
-    /// A fork with this name exists already.
-    case forkAlreadyExists(String)
-    /// The fork cannot be changed this way: `main` is never deleted, and `cloud` (what the
-    /// remote holds) is written only by the exchange.
-    case protectedFork(String)
-    /// No commit has this id, or the text is not a commit id.
-    case commitNotFound(String)
-    /// A commit is stamped with a model version newer than the type knows. Nothing was decoded.
-    case unknownModelVersion(found: Int, known: Int, commit: CommitID)
-    /// A commit has no `Model-Version` trailer, so its data cannot be read safely.
-    case missingModelVersion(commit: CommitID)
-    /// A commit's message or stamp breaks the format's trailer rules (a stamp twice, a value
-    /// not in its one written form, a message git reads in two ways), so its data is not read.
-    case malformedCommit(commit: CommitID, reason: String)
-    /// A stored blob is not valid JSON.
-    case invalidJSON(commit: CommitID, path: String, reason: String)
-    /// A stored blob is valid JSON but does not decode as the resource type.
-    case undecodableValue(commit: CommitID, path: String, reason: String)
-    /// An object the store needs is missing from the object database or damaged.
-    case missingObject(id: String, reason: String)
-    /// The value could not be encoded to JSON.
-    case encodingFailed(reason: String)
-    /// A merge strategy threw.
-    case mergeFailed(reason: String)
-    /// Other writers kept moving the fork; the write was given up after this many attempts.
-    case concurrentUpdate(fork: String, attempts: Int)
-    /// Another program holds git's lock file at `path` (a running `git` command, say): the
-    /// write waited five seconds for it, then gave up, and nothing was written. Retrying later
-    /// succeeds once the program is done. A lock file counts as left over, and is removed, only
-    /// by the rules of the store's concurrency article.
-    case locked(path: String)
-    /// The underlying git repository failed: the operation and libgit2's reason.
-    case repository(operation: String, reason: String)
-    /// A file-system operation around the repository failed (the lock file, the manifest).
-    case fileSystem(path: String, reason: String)
-    /// The store can be read but not written by this process: its folder is read-only for this
-    /// user or on a read-only file system. Nothing was changed; reads go on working.
-    case readOnlyStore(path: String)
-    /// No record has this id on the fork.
-    case recordNotFound(id: String, fork: String)
-    /// The resource type's ``MigrationPlan`` has a gap or does not reach its model version.
-    case invalidMigrationPlan(reason: String)
-    /// A commit is older than the oldest model version the migration plan can read.
-    case unsupportedModelVersion(found: Int, oldest: Int, commit: CommitID)
-    /// A migration stage threw while upgrading a commit's data.
-    case migrationFailed(commit: CommitID, path: String, fromVersion: Int, reason: String)
-    /// A record's encoding is larger than ``StoreOptions/maximumRecordSize``; nothing was written.
-    case recordTooLarge(id: String, size: Int, limit: Int)
-    /// A commit that arrived from elsewhere (a remote) breaks a rule of the format at `path`
-    /// (empty for the commit itself). Nothing from it was merged, and `cloud` and `main` did
-    /// not move; the exchange keeps it under `refs/forkstore/quarantine` for inspection.
-    case rejectedCommit(commit: CommitID, path: String, rule: String)
-    /// An ssh key could not be used: its reason says why.
-    case invalidKey(reason: String)
+public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong, to match on. Compare it (`error.code == .forkNotFound`) or match
+    /// errors by it (`catch StoreError.forkNotFound`).
+    public let code: Code
+    /// What failed and why, in one or two sentences for a person, as it is: text from data or
+    /// a remote is not escaped here (``description`` escapes it). Never match on its words;
+    /// match on ``code``.
+    public let message: String
+    /// What the store was doing when libgit2 failed (``Code/repository``,
+    /// ``Code/missingObject``), for example "reading fork 'main'"; nil for other codes.
+    public let operation: String?
+    /// libgit2's error code (`GIT_ENOTFOUND` is -3, `GIT_ELOCKED` -14, …) when a libgit2 call
+    /// failed, or the system's `errno` when a system call failed; nil when neither did.
+    public let underlyingCode: Int32?
+    /// Why, as libgit2, the system, the decoder or the rule broken said it: the part of
+    /// ``message`` after the colon. For people, like ``message``.
+    public let reason: String?
+    /// The store's folder or the file concerned, for codes about the disk (``Code/storeNotFound``,
+    /// ``Code/locked``, ``Code/fileSystem``, …); for codes about a commit's data
+    /// (``Code/invalidJSON``, ``Code/rejectedCommit``, …), the path inside the commit's tree,
+    /// empty for the commit itself.
+    public let path: String?
+    /// The fork concerned: its name, as given when it was refused by ``Code/invalidForkName``.
+    public let fork: String?
+    /// The commit whose data or stamps failed.
+    public let commit: CommitID?
+    /// The record concerned (``Code/recordNotFound``, ``Code/recordTooLarge``).
+    public let recordID: String?
+    /// What the store looked for and did not find: a missing object's id
+    /// (``Code/missingObject``), or the text that named no commit (``Code/commitNotFound``).
+    public let object: String?
+    /// The version the data carries: its model version (``Code/unknownModelVersion``,
+    /// ``Code/unsupportedModelVersion``, ``Code/migrationFailed``) or its on-disk format
+    /// version (``Code/newerFormatVersion``).
+    public let foundVersion: Int?
+    /// The version this app reads up to (``Code/unknownModelVersion``: the newest model version
+    /// it knows; ``Code/newerFormatVersion``: the newest format it reads) or from
+    /// (``Code/unsupportedModelVersion``: the oldest model version its migrations start at).
+    public let supportedVersion: Int?
+    /// A record's encoded size in bytes (``Code/recordTooLarge``).
+    public let size: Int?
+    /// The largest size allowed, in bytes (``Code/recordTooLarge``).
+    public let limit: Int?
+
+    init(
+        _ code: Code, _ message: String, operation: String? = nil, underlyingCode: Int32? = nil, reason: String? = nil,
+        path: String? = nil, fork: String? = nil, commit: CommitID? = nil, recordID: String? = nil, object: String? = nil,
+        foundVersion: Int? = nil, supportedVersion: Int? = nil, size: Int? = nil, limit: Int? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.operation = operation
+        self.underlyingCode = underlyingCode
+        self.reason = reason
+        self.path = path
+        self.fork = fork
+        self.commit = commit
+        self.recordID = recordID
+        self.object = object
+        self.foundVersion = foundVersion
+        self.supportedVersion = supportedVersion
+        self.size = size
+        self.limit = limit
+    }
+
+    /// What failed and why (``message``), with any text that came from data or a remote
+    /// escaped so it cannot steer a terminal (see `TerminalText`).
+    public var description: String { TerminalText.escaping(message) }
 }
 
-extension StoreError: CustomStringConvertible {
-    /// What failed and why, with any text that came from data or a remote escaped so it cannot
-    /// steer a terminal (see `TerminalText`).
-    public var description: String { TerminalText.escaping(message) }
+extension StoreError {
+    /// What went wrong, as a stable name: a new code can be added in any version without
+    /// breaking a `switch` or `catch` of an app, which matches the codes it acts on and lets
+    /// the rest through.
+    ///
+    /// Match an error by its code in `catch` (`catch StoreError.locked`), or compare codes
+    /// (`error.code == .locked`). Each code has a factory of the same name on ``StoreError``
+    /// that says what it means.
+    public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's name, for example `"forkNotFound"`: stable across versions, so it may be
+        /// logged, stored or compared.
+        public let rawValue: String
 
-    private var message: String {
-        switch self {
-        case .storeNotFound(let path):
-            "No store at '\(path)'. Create one first (for the sample: forknotes init --store \(path))."
-        case .notAStore(let path, let reason):
-            "'\(path)' is not a ForkStore store: \(reason)."
-        case .storeAlreadyExists(let path):
-            "'\(path)' already exists and is not empty; choose another path or open the existing store."
-        case .newerFormatVersion(let found, let supported):
-            "Written in on-disk format version \(found), but this build of ForkStore reads up to \(supported). Update the app."
-        case .invalidForkName(let name, let reason):
-            "Invalid fork name '\(name)': \(reason)."
-        case .forkNotFound(let name):
-            "No fork named '\(name)'."
-        case .forkAlreadyExists(let name):
-            "A fork named '\(name)' already exists."
-        case .protectedFork(let name) where name == Fork.cloud.name:
-            "The fork 'cloud' holds what the remote holds, and only the exchange writes it; write to main or another fork."
-        case .protectedFork(let name):
-            "The fork '\(name)' is protected and cannot be changed this way."
-        case .commitNotFound(let text):
-            "No commit '\(text)' in this store."
-        case .unknownModelVersion(let found, let known, let commit):
-            "Commit \(commit.short) holds data of model version \(found), but this app knows model version \(known) at most. Nothing was read; update the app to read it."
-        case .missingModelVersion(let commit):
-            "Commit \(commit.short) has no Model-Version trailer, so its data cannot be read safely."
-        case .malformedCommit(let commit, let reason):
-            "Commit \(commit.short) is malformed: \(reason). Its data was not read."
-        case .invalidJSON(let commit, let path, let reason):
-            "'\(path)' in commit \(commit.short) is not valid JSON: \(reason)."
-        case .undecodableValue(let commit, let path, let reason):
-            "'\(path)' in commit \(commit.short) does not decode as the resource type: \(reason)."
-        case .missingObject(let id, let reason):
-            "Object \(id) is missing or damaged: \(reason)."
-        case .encodingFailed(let reason):
-            "The value could not be encoded: \(reason)."
-        case .mergeFailed(let reason):
-            "The merge strategy failed: \(reason)."
-        case .concurrentUpdate(let fork, let attempts):
-            "Gave up writing fork '\(fork)' after \(attempts) attempts: other writers kept moving it."
-        case .locked(let path):
-            "Another program holds git's lock file '\(path)' (a running git command?); the write waited \(Int(StoreEngine.lockWaitLimit)) s for it and wrote nothing. Try again when it is done. A lock file no process has open and nobody has touched for \(Int(GitLockFiles.staleAge / 60)) minutes counts as left by a crash and is removed."
-        case .repository(let operation, let reason):
-            "The repository failed during \(operation): \(reason)."
-        case .fileSystem(let path, let reason):
-            "File-system error at '\(path)': \(reason)."
-        case .readOnlyStore(let path):
-            "The store at '\(path)' is read-only for this user: it can be read, but nothing can be written to it."
-        case .invalidMigrationPlan(let reason):
-            "Invalid migration plan: \(reason)."
-        case .unsupportedModelVersion(let found, let oldest, let commit):
-            "Commit \(commit.short) holds data of model version \(found), older than the oldest version this app migrates (\(oldest))."
-        case .migrationFailed(let commit, let path, let fromVersion, let reason):
-            "Migrating '\(path)' of commit \(commit.short) from model version \(fromVersion) failed: \(reason)."
-        case .recordNotFound(let id, let fork):
-            "No record with id '\(id)' on fork '\(fork)'."
-        case .invalidKey(let reason):
-            "The ssh key cannot be used: \(reason)."
-        case .rejectedCommit(let commit, let path, let rule):
-            "Commit \(commit.short) was refused\(path.isEmpty ? "" : " at '\(path)'"): \(rule). Nothing from it was merged."
-        case .recordTooLarge(let id, let size, let limit):
-            "Record '\(id)' is \(size) bytes encoded, over the limit of \(limit) bytes; nothing was written."
+        /// The code with this name.
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The code's name.
+        public var description: String { rawValue }
+
+        /// Whether `error` is a ``StoreError`` with this code: what lets
+        /// `catch StoreError.forkNotFound` match. An exchange's error that wraps a store's
+        /// error (`ExchangeError.store`) does not match; match its own codes instead.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
         }
+
+        /// ``StoreError/storeNotFound(path:)``.
+        public static let storeNotFound = Code(rawValue: "storeNotFound")
+        /// ``StoreError/notAStore(path:reason:)``.
+        public static let notAStore = Code(rawValue: "notAStore")
+        /// ``StoreError/storeAlreadyExists(path:)``.
+        public static let storeAlreadyExists = Code(rawValue: "storeAlreadyExists")
+        /// ``StoreError/newerFormatVersion(found:supported:)``.
+        public static let newerFormatVersion = Code(rawValue: "newerFormatVersion")
+        /// ``StoreError/invalidForkName(_:reason:)``.
+        public static let invalidForkName = Code(rawValue: "invalidForkName")
+        /// ``StoreError/forkNotFound(_:)``.
+        public static let forkNotFound = Code(rawValue: "forkNotFound")
+        /// ``StoreError/forkAlreadyExists(_:)``.
+        public static let forkAlreadyExists = Code(rawValue: "forkAlreadyExists")
+        /// ``StoreError/protectedFork(_:)``.
+        public static let protectedFork = Code(rawValue: "protectedFork")
+        /// ``StoreError/commitNotFound(_:)``.
+        public static let commitNotFound = Code(rawValue: "commitNotFound")
+        /// ``StoreError/unknownModelVersion(found:known:commit:)``.
+        public static let unknownModelVersion = Code(rawValue: "unknownModelVersion")
+        /// ``StoreError/missingModelVersion(commit:)``.
+        public static let missingModelVersion = Code(rawValue: "missingModelVersion")
+        /// ``StoreError/malformedCommit(commit:reason:)``.
+        public static let malformedCommit = Code(rawValue: "malformedCommit")
+        /// ``StoreError/invalidJSON(commit:path:reason:)``.
+        public static let invalidJSON = Code(rawValue: "invalidJSON")
+        /// ``StoreError/undecodableValue(commit:path:reason:)``.
+        public static let undecodableValue = Code(rawValue: "undecodableValue")
+        /// ``StoreError/missingObject(id:reason:)``.
+        public static let missingObject = Code(rawValue: "missingObject")
+        /// ``StoreError/encodingFailed(reason:)``.
+        public static let encodingFailed = Code(rawValue: "encodingFailed")
+        /// ``StoreError/mergeFailed(reason:)``.
+        public static let mergeFailed = Code(rawValue: "mergeFailed")
+        /// ``StoreError/concurrentUpdate(fork:attempts:)``.
+        public static let concurrentUpdate = Code(rawValue: "concurrentUpdate")
+        /// ``StoreError/locked(path:)``.
+        public static let locked = Code(rawValue: "locked")
+        /// ``StoreError/repository(operation:reason:underlyingCode:)``.
+        public static let repository = Code(rawValue: "repository")
+        /// ``StoreError/fileSystem(path:reason:)``.
+        public static let fileSystem = Code(rawValue: "fileSystem")
+        /// ``StoreError/readOnlyStore(path:)``.
+        public static let readOnlyStore = Code(rawValue: "readOnlyStore")
+        /// ``StoreError/recordNotFound(id:fork:)``.
+        public static let recordNotFound = Code(rawValue: "recordNotFound")
+        /// ``StoreError/invalidMigrationPlan(reason:)``.
+        public static let invalidMigrationPlan = Code(rawValue: "invalidMigrationPlan")
+        /// ``StoreError/unsupportedModelVersion(found:oldest:commit:)``.
+        public static let unsupportedModelVersion = Code(rawValue: "unsupportedModelVersion")
+        /// ``StoreError/migrationFailed(commit:path:fromVersion:reason:)``.
+        public static let migrationFailed = Code(rawValue: "migrationFailed")
+        /// ``StoreError/recordTooLarge(id:size:limit:)``.
+        public static let recordTooLarge = Code(rawValue: "recordTooLarge")
+        /// ``StoreError/rejectedCommit(commit:path:rule:)``.
+        public static let rejectedCommit = Code(rawValue: "rejectedCommit")
+        /// ``StoreError/invalidKey(reason:)``.
+        public static let invalidKey = Code(rawValue: "invalidKey")
+
+        /// Every code this version of ForkStore throws (a test checks that none is missing and
+        /// that their names differ).
+        package static let all: [Code] = [
+            storeNotFound, notAStore, storeAlreadyExists, newerFormatVersion, invalidForkName, forkNotFound,
+            forkAlreadyExists, protectedFork, commitNotFound, unknownModelVersion, missingModelVersion, malformedCommit,
+            invalidJSON, undecodableValue, missingObject, encodingFailed, mergeFailed, concurrentUpdate, locked,
+            repository, fileSystem, readOnlyStore, recordNotFound, invalidMigrationPlan, unsupportedModelVersion,
+            migrationFailed, recordTooLarge, rejectedCommit, invalidKey,
+        ]
     }
 }

@@ -1,6 +1,6 @@
 import ForkStoreGit
 
-/// What ``RecordStore/importRecords(to:batchSize:message:onSkipped:progress:from:)-9qp3l`` did.
+/// What ``RecordStore/importRecords(to:batchSize:message:onSkipped:progress:from:)-4e9pr`` did.
 public struct ImportReport: Sendable, Equatable {
     /// Records stored (a record given twice counts twice).
     public var imported = 0
