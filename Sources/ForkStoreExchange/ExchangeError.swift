@@ -18,7 +18,7 @@ import ForkStore
 /// ```
 ///
 /// A failure of the local store arrives as ``Code/store``, with the store's error in
-/// ``storeError``.
+/// ``storeError``. See <doc:SyncErrors> for every code.
 public struct ExchangeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// What went wrong, to match on. Compare it (`error.code == .offline`) or match errors by
     /// it (`catch ExchangeError.offline`).

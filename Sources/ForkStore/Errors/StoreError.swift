@@ -16,7 +16,8 @@ import Foundation
 /// ```
 ///
 /// The properties after ``message`` hold what a code is about, for code that acts on it; each
-/// code's factory (``unknownModelVersion(found:known:commit:)``, …) says which it sets.
+/// code's factory (``unknownModelVersion(found:known:commit:)``, …) says which it sets. See
+/// <doc:Errors> for every code.
 ///
 /// No error ever carries a credential, and none is thrown after a partial write: a failed
 /// operation leaves the store as it was.
