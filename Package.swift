@@ -108,10 +108,10 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
             path: "Benchmarks/SyncTable"
         ),
-        // A writer process for the multi-process and crash tests.
+        // A writer process for the multi-process and crash tests, and the replicas of the swarm.
         .executableTarget(
             name: "forkstore-stress-writer",
-            dependencies: ["ForkStore", "ForkStoreQueries", "ForkStoreTestSupport"],
+            dependencies: ["ForkStore", "ForkStoreExchange", "ForkStoreQueries", "ForkStoreTestSupport"],
             path: "Tests/StressWriter"
         ),
         // libFuzzer targets for every parser of outside bytes: one binary, the target chosen by
@@ -148,7 +148,7 @@ let package = Package(
         ),
         .testTarget(
             name: "ForkStoreExchangeTests",
-            dependencies: ["ForkStoreExchange", "ForkStoreGit", "ForkStoreTestSupport"]
+            dependencies: ["ForkStoreExchange", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkStoreQueriesTests",

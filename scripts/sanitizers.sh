@@ -38,6 +38,9 @@ suppressions="$PWD/scripts/sanitizers/$sanitizer.supp"
 # dedicated run with a suppressions list, not for this gate.
 export ASAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66:detect_leaks=0${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export TSAN_OPTIONS="halt_on_error=1:abort_on_error=0:exitcode=66${TSAN_OPTIONS:+:$TSAN_OPTIONS}"
+# Tests that scale with the machine's speed (the many-replicas soak) run smaller under a
+# sanitizer, which makes every process several times slower.
+export FORKSTORE_SANITIZER="$sanitizer"
 if [ -f "$suppressions" ]; then
   case "$sanitizer" in
     address) export ASAN_OPTIONS="$ASAN_OPTIONS:suppressions=$suppressions" ;;

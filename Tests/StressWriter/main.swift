@@ -23,7 +23,17 @@
 //     would: prints "done records N", "done red N" (a query), "done count N", "done commits N",
 //     then tries a save, a fork and a pack, printing "done refused" for each that fails with
 //     StoreError.readOnlyStore and "done wrote" or "done failed: ERROR" otherwise.
+//   forkstore-stress-writer replica STORE URL PREFIX EDITS SYNC_EVERY SECONDS
+//     One replica of a swarm (ReplicaSwarm): creates the Tally store if it is missing, adds
+//     PREFIX-0 ... PREFIX-(EDITS-1), one commit each, and syncs with URL after every
+//     SYNC_EVERY edits and after the last (once when EDITS is 0), printing "done synced N"
+//     with the sync's push attempts. A sync that lost every push race (pushRejected) prints
+//     "done rejected N" and is tried again after a pause, until SECONDS have passed.
+//   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
+//     Runs a ReplicaSwarm (defaults 20 5 8 600) in a temporary folder and prints its figures;
+//     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.
 import ForkStore
+import ForkStoreExchange
 import ForkStoreQueries
 import ForkStoreTestSupport
 import Foundation
@@ -102,6 +112,16 @@ do {
                 acknowledge("failed: \(error)")
             }
         }
+    case "replica":
+        guard arguments.count == 8, let edits = Int(arguments[5]), let every = Int(arguments[6]), every > 0,
+            let seconds = Double(arguments[7])
+        else { fail("usage") }
+        try await runReplica(
+            store: arguments[2], url: arguments[3], prefix: arguments[4], edits: edits, syncEvery: every,
+            deadline: Date().addingTimeInterval(seconds))
+    case "swarm":
+        guard (3...7).contains(arguments.count) else { fail("usage") }
+        try await runSwarm(arguments.dropFirst(2))
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])
