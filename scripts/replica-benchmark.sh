@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Many replicas through one remote (issue 25), run by hand: REPLICAS replicas (default 200),
 # each a process with a store of its own, make EDITS edits each (default 20), syncing after
-# every SYNC_EVERY (default 5) through one smart-HTTP remote (lighttpd + git http-backend),
+# every SYNC_EVERY (default 10) through one smart-HTTP remote (lighttpd + git http-backend),
 # CONCURRENCY processes at a time (default 8), then sync again until every replica holds the
 # remote's tree. Prints the time to convergence, the syncs and push retries, and the remote's
 # size, pack count and loose objects; exits 1 when an edit was lost, a replica failed or never

@@ -3,21 +3,21 @@ import Foundation
 import Testing
 
 /// Many replicas through one remote (issue 25): 50 stores, each in a process of its own, make
-/// 20 edits each, syncing after every 5, through one smart-HTTP remote (lighttpd + git
+/// 20 edits each, syncing after every 10, through one smart-HTTP remote (lighttpd + git
 /// http-backend), 8 processes at a time, then sync until all agree. Every edit adds a unique
-/// item to an add-wins set, so a lost edit shows. Bounded: the replicas have 150 s, the test
-/// 4 min; it prints its figures (scripts/replica-benchmark.sh runs more). Under a sanitizer
+/// item to an add-wins set, so a lost edit shows. Bounded: the replicas have 200 s, the test
+/// 5 min; it prints its figures (scripts/replica-benchmark.sh runs more). Under a sanitizer
 /// (scripts/sanitizers.sh), which slows every process several times, 12 replicas.
 @Suite("Many replicas")
 struct ManyReplicasTests {
-    @Test(.timeLimit(.minutes(4)))
+    @Test(.timeLimit(.minutes(5)))
     func replicasConvergeThroughOneSmartHTTPRemoteLosingNothing() async throws {
         let replicas = ProcessInfo.processInfo.environment["FORKSTORE_SANITIZER"] == nil ? 50 : 12
         let folder = TemporaryFolder("forkstore-swarm")
         let figures = try await ReplicaSwarm(replicas: replicas, edits: 20).run(in: folder.path)
         print("many replicas: \(replicas) x 20 edits, \(figures)")
         #expect(figures.problems.isEmpty, "\(figures.problems.joined(separator: "\n"))")
-        #expect(figures.syncs >= replicas * 4)
+        #expect(figures.syncs >= replicas * 2)
         // One round of catching up brings every replica to the remote's tree: the remote
         // stopped moving when the last edit was pushed.
         #expect(figures.catchUpRounds == 1)

@@ -34,7 +34,7 @@ private func syncUntilPushed(_ exchange: Exchange, deadline: Date) async throws 
 func runSwarm(_ arguments: ArraySlice<String>) async throws {
     let numbers = arguments.compactMap { Int($0) }
     guard numbers.count == arguments.count else { fail("usage") }
-    let defaults = [200, 20, 5, 8, 600]
+    let defaults = [200, 20, 10, 8, 600]
     let given = numbers + defaults.dropFirst(numbers.count)
     let swarm = ReplicaSwarm(
         replicas: given[0], edits: given[1], syncEvery: given[2], concurrency: given[3], timeLimit: TimeInterval(given[4]))

@@ -30,7 +30,7 @@
 //     with the sync's push attempts. A sync that lost every push race (pushRejected) prints
 //     "done rejected N" and is tried again after a pause, until SECONDS have passed.
 //   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
-//     Runs a ReplicaSwarm (defaults 20 5 8 600) in a temporary folder and prints its figures;
+//     Runs a ReplicaSwarm (defaults 20 10 8 600) in a temporary folder and prints its figures;
 //     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.
 import ForkStore
 import ForkStoreExchange

@@ -15,7 +15,7 @@ public struct ReplicaSwarm: Sendable {
     /// races then fails.
     public var timeLimit: TimeInterval
 
-    public init(replicas: Int, edits: Int = 20, syncEvery: Int = 5, concurrency: Int = 8, timeLimit: TimeInterval = 150) {
+    public init(replicas: Int, edits: Int = 20, syncEvery: Int = 10, concurrency: Int = 8, timeLimit: TimeInterval = 200) {
         (self.replicas, self.edits, self.syncEvery, self.concurrency, self.timeLimit) =
             (replicas, edits, syncEvery, concurrency, timeLimit)
     }
