@@ -58,23 +58,23 @@ public struct ReplicaSwarm: Sendable {
         var figures = Figures()
 
         // Every replica makes its edits, syncing as it goes.
-        let stores = (0..<replicas).map { folder + "/replica-\($0)" }
-        figures.add(await runReplicas(stores.enumerated().map { ($0, $1) }, url: url, edits: edits, deadline: deadline))
+        let stores = (0..<replicas).map { (index: $0, path: folder + "/replica-\($0)") }
+        figures.add(await runReplicas(stores, url: url, edits: edits, deadline: deadline))
         figures.editSeconds = Date().timeIntervalSince(started)
 
         // Then each syncs until it holds the remote's tree; after the first round, none should lag.
         var lagging = stores
         while !lagging.isEmpty, figures.problems.isEmpty, Date() < deadline {
             figures.catchUpRounds += 1
-            figures.add(await runReplicas(lagging.map { (stores.firstIndex(of: $0) ?? 0, $0) }, url: url, edits: 0, deadline: deadline))
+            figures.add(await runReplicas(lagging, url: url, edits: 0, deadline: deadline))
             let head = try await tree(of: remote)
-            var stillLagging: [String] = []
-            for store in lagging where try await tree(of: store) != head { stillLagging.append(store) }
+            var stillLagging: [(index: Int, path: String)] = []
+            for store in lagging where try await tree(of: store.path) != head { stillLagging.append(store) }
             lagging = stillLagging
         }
         figures.convergenceSeconds = Date().timeIntervalSince(started)
         if !lagging.isEmpty {
-            figures.problems.append("\(lagging.count) replica(s) never held the remote's tree: \(lagging.prefix(5).joined(separator: ", "))")
+            figures.problems.append("\(lagging.count) replica(s) never held the remote's tree: \(lagging.prefix(5).map(\.path).joined(separator: ", "))")
         }
         try await check(remote, holdsEveryEditOf: stores.count, into: &figures)
         return figures
