@@ -4,7 +4,15 @@ import ForkStoreTestSupport
 import Foundation
 
 /// The `replica` mode: edits and syncs; a lost push race is the one failure tried again.
+/// A sync that began before the deadline may finish after it, but not more than a minute
+/// after: then the process ends with status 3, so a swarm never waits on a stuck replica.
 func runReplica(store path: String, url: String, prefix: String, edits: Int, syncEvery: Int, deadline: Date) async throws {
+    let hardStop = deadline.addingTimeInterval(60)
+    Thread.detachNewThread {
+        Thread.sleep(until: hardStop)
+        FileHandle.standardError.write(Data("forkstore-stress-writer: replica \(prefix) still running a minute past its deadline\n".utf8))
+        exit(3)
+    }
     let exists = FileManager.default.fileExists(atPath: path)
     let store = try await exists ? Store<Tally>.open(at: path) : Store<Tally>.create(at: path)
     let exchange = Exchange(store: store, remote: try Remote(url))

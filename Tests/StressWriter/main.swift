@@ -28,7 +28,8 @@
 //     PREFIX-0 ... PREFIX-(EDITS-1), one commit each, and syncs with URL after every
 //     SYNC_EVERY edits and after the last (once when EDITS is 0), printing "done synced N"
 //     with the sync's push attempts. A sync that lost every push race (pushRejected) prints
-//     "done rejected N" and is tried again after a pause, until SECONDS have passed.
+//     "done rejected N" and is tried again after a pause, until SECONDS have passed. Still
+//     running a minute after that, it exits with status 3.
 //   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
 //     Runs a ReplicaSwarm (defaults 20 10 8 600) in a temporary folder and prints its figures;
 //     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.

@@ -11,13 +11,19 @@ public struct ReplicaSwarm: Sendable {
     public var syncEvery: Int
     /// Replica processes running at once.
     public var concurrency: Int
-    /// How long the replicas may take, catching up included; a replica still losing push
-    /// races then fails.
+    /// How long the replicas may take, catching up included: no round of syncs starts after
+    /// it, a replica still losing push races then fails, and one still running a minute
+    /// after it is stopped (the stress writer's `replica` mode).
     public var timeLimit: TimeInterval
+    /// Rounds of catch-up syncs at most; replicas still lagging after them are a problem.
+    public var maximumCatchUpRounds: Int
 
-    public init(replicas: Int, edits: Int = 20, syncEvery: Int = 10, concurrency: Int = 8, timeLimit: TimeInterval = 200) {
-        (self.replicas, self.edits, self.syncEvery, self.concurrency, self.timeLimit) =
-            (replicas, edits, syncEvery, concurrency, timeLimit)
+    public init(
+        replicas: Int, edits: Int = 20, syncEvery: Int = 10, concurrency: Int = 8, timeLimit: TimeInterval = 200,
+        maximumCatchUpRounds: Int = 3
+    ) {
+        (self.replicas, self.edits, self.syncEvery, self.concurrency, self.timeLimit, self.maximumCatchUpRounds) =
+            (replicas, edits, syncEvery, concurrency, timeLimit, maximumCatchUpRounds)
     }
 
     /// What a run measured, and what went wrong (nothing, when the replicas converged with
@@ -64,7 +70,7 @@ public struct ReplicaSwarm: Sendable {
 
         // Then each syncs until it holds the remote's tree; after the first round, none should lag.
         var lagging = stores
-        while !lagging.isEmpty, figures.problems.isEmpty, Date() < deadline {
+        while !lagging.isEmpty, figures.problems.isEmpty, figures.catchUpRounds < maximumCatchUpRounds, Date() < deadline {
             figures.catchUpRounds += 1
             figures.add(await runReplicas(lagging, url: url, edits: 0, deadline: deadline))
             let head = try await tree(of: remote)
@@ -74,14 +80,17 @@ public struct ReplicaSwarm: Sendable {
         }
         figures.convergenceSeconds = Date().timeIntervalSince(started)
         if !lagging.isEmpty {
-            figures.problems.append("\(lagging.count) replica(s) never held the remote's tree: \(lagging.prefix(5).map(\.path).joined(separator: ", "))")
+            figures.problems.append(
+                "\(lagging.count) replica(s) never held the remote's tree in \(figures.catchUpRounds) catch-up round(s): "
+                    + lagging.prefix(5).map(\.path).joined(separator: ", "))
         }
         try await check(remote, holdsEveryEditOf: stores.count, into: &figures)
         return figures
     }
 
-    /// Runs one replica process per store, `concurrency` at a time; a process that fails is
-    /// a problem, with what it said.
+    /// Runs one replica process per store, `concurrency` at a time, starting none after the
+    /// deadline; a process that fails is a problem, with what it said, and so is one never
+    /// started.
     private func runReplicas(_ stores: [(index: Int, path: String)], url: String, edits: Int, deadline: Date) async -> Figures {
         let writer = productsFolder() + "/forkstore-stress-writer"
         return await withTaskGroup(of: Figures.self) { group in
@@ -110,7 +119,10 @@ public struct ReplicaSwarm: Sendable {
             var total = Figures()
             for await figures in group {
                 total.add(figures)
-                startNext()
+                if Date() < deadline { startNext() }
+            }
+            if !pending.isEmpty {
+                total.problems.append("\(pending.count) replica(s) not started: the swarm's \(Int(timeLimit)) s had passed")
             }
             return total
         }
