@@ -1,17 +1,24 @@
 #!/usr/bin/env bash
 # Runs every test: installs what is missing (libgit2, git, and the servers the exchange tests
 # start on 127.0.0.1: lighttpd + git http-backend, sshd), builds, and runs the Swift Testing
-# suites, the bounded soak test included. Exits non-zero on any failure.
+# suites, the bounded soak tests included. Exits non-zero on any failure.
 #
 # Against the system's libgit2 (Debian 12: 1.5.1) by default. With LIBGIT2=1.8, against
 # libgit2 1.8 (Debian 12's bookworm-backports: 1.8.4), installed beside the system's by
 # scripts/libgit2-1.8.sh and built in .build-libgit2-1.8, with an rpath to it; the run checks
-# that the test binary loads that libgit2 and no other. Arguments go to `swift test`.
+# that the test binary loads that libgit2 and no other.
+#
+# The many-replicas soak (ManyReplicasTests: 50 replica processes, 8 at a time, through one
+# smart-HTTP remote; 2-5 minutes of both cores) runs on its own after the other tests, so its
+# processes never crowd the timing tests, and only against the system's libgit2: CI runs this
+# script for both, and the other exchange suites cover 1.8 over the same transport. Arguments
+# go to `swift test`; with arguments there is one run, which they choose.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
 
 build=()
+soak=yes
 case "${LIBGIT2:-}" in
   "" | system) ;;
   1.8)
@@ -19,6 +26,7 @@ case "${LIBGIT2:-}" in
     build=(--scratch-path .build-libgit2-1.8 -Xlinker -rpath -Xlinker "$LIBGIT2_18_LIBDIR")
     # The suite's own check of the libgit2 it runs on (LibgitVersionTests).
     export FORKSTORE_EXPECT_LIBGIT2=1.8
+    soak=no
     ;;
   *)
     echo "LIBGIT2 is '${LIBGIT2}': leave it unset for the system's libgit2, or set it to 1.8." >&2
@@ -47,4 +55,12 @@ fi
 # Testing's own setting, still named experimental; an explicit value is kept.
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$((4 * cores))}"
-swift test "${build[@]}" --skip-build "$@"
+if [ "$#" -gt 0 ]; then
+  exec swift test "${build[@]}" --skip-build "$@"
+fi
+status=0
+swift test "${build[@]}" --skip-build --skip ManyReplicasTests || status=$?
+if [ "$soak" = yes ]; then
+  swift test "${build[@]}" --skip-build --filter ManyReplicasTests || status=$?
+fi
+exit "$status"

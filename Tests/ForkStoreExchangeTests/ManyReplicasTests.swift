@@ -8,7 +8,8 @@ import Testing
 /// item to an add-wins set, so a lost edit shows. Bounded: no replica starts after 360 s, one
 /// still running a minute later is stopped, and 3 rounds of catching up at most; the test has
 /// 8 min. It prints its figures (scripts/replica-benchmark.sh runs more). Under a sanitizer
-/// (scripts/sanitizers.sh), which slows every process several times, 12 replicas.
+/// (scripts/sanitizers.sh), which slows every process several times, 12 replicas. scripts/test.sh
+/// runs it alone, after the other tests, and not against libgit2 1.8.
 @Suite("Many replicas")
 struct ManyReplicasTests {
     @Test(.timeLimit(.minutes(8)))
