@@ -5,7 +5,7 @@
 # CONCURRENCY processes at a time (default 8), then sync again until every replica holds the
 # remote's tree. Prints the time to convergence, the syncs and push retries, and the remote's
 # size, pack count and loose objects; exits 1 when an edit was lost, a replica failed or never
-# converged, or `git fsck --strict` finds fault with the remote. SECONDS (default 600) bounds
+# converged, or `git fsck --strict` finds fault with the remote. SECONDS (default 3600) bounds
 # the run. Release build; CONFIGURATION=debug uses the debug one.
 #
 # The cost grows faster than the replicas: a late replica fetches every commit it lacks, and

@@ -18,7 +18,7 @@ struct ManyReplicasTests {
         let folder = TemporaryFolder("forkstore-swarm")
         let figures = try await ReplicaSwarm(replicas: replicas, edits: 20, timeLimit: 360).run(in: folder.path)
         print("many replicas: \(replicas) x 20 edits, \(figures)")
-        #expect(figures.problems.isEmpty, "\(figures.problems.joined(separator: "\n"))")
+        #expect(figures.problems.isEmpty, "\(figures.problemSummary)")
         #expect(figures.syncs >= replicas * 2)
         // One round of catching up brings every replica to the remote's tree: the remote
         // stopped moving when the last edit was pushed.

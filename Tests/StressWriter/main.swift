@@ -31,7 +31,7 @@
 //     "done rejected N" and is tried again after a pause, until SECONDS have passed. Still
 //     running a minute after that, it exits with status 3.
 //   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
-//     Runs a ReplicaSwarm (defaults 20 10 8 600) in a temporary folder and prints its figures;
+//     Runs a ReplicaSwarm (defaults 20 10 8 3600) in a temporary folder and prints its figures;
 //     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.
 import ForkStore
 import ForkStoreExchange
@@ -122,7 +122,7 @@ do {
             deadline: Date().addingTimeInterval(seconds))
     case "swarm":
         guard (3...7).contains(arguments.count) else { fail("usage") }
-        try await runSwarm(arguments.dropFirst(2))
+        if try await !runSwarm(arguments.dropFirst(2)) { exit(1) }
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])

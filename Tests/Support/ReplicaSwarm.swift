@@ -45,8 +45,14 @@ public struct ReplicaSwarm: Sendable {
             (edits and syncs \(String(format: "%.1f", editSeconds)) s, \(catchUpRounds) catch-up round(s)); \
             syncs \(syncs), push retries \(pushRetries), syncs that lost every race \(rejectedSyncs); \
             remote \(remoteKiB) KiB in \(packs) pack(s) and \(looseObjects) loose object(s)\
-            \(problems.isEmpty ? "" : "\nproblems:\n" + problems.joined(separator: "\n"))
+            \(problems.isEmpty ? "" : "\nproblems:\n" + problemSummary)
             """
+        }
+
+        /// The first ten problems, and how many more there were.
+        public var problemSummary: String {
+            (problems.prefix(10) + (problems.count > 10 ? ["... and \(problems.count - 10) more"] : []))
+                .joined(separator: "\n")
         }
     }
 
