@@ -30,6 +30,8 @@ public struct ReplicaSwarm: Sendable {
     /// every edit and the remote passes `git fsck --strict`).
     public struct Figures: Sendable, CustomStringConvertible {
         public var editSeconds = 0.0, convergenceSeconds = 0.0
+        /// Starting the server before, and checking the remote after (`git fsck --strict`).
+        public var setupSeconds = 0.0, checkSeconds = 0.0
         /// Syncs that pushed or found nothing to push, syncs that lost every push race
         /// (and were tried again), and push attempts beyond the first of each sync.
         public var syncs = 0, rejectedSyncs = 0, pushRetries = 0
@@ -43,6 +45,7 @@ public struct ReplicaSwarm: Sendable {
             """
             replicas converged in \(String(format: "%.1f", convergenceSeconds)) s \
             (edits and syncs \(String(format: "%.1f", editSeconds)) s, \(catchUpRounds) catch-up round(s)); \
+            setup \(String(format: "%.1f", setupSeconds)) s, checks \(String(format: "%.1f", checkSeconds)) s; \
             syncs \(syncs), push retries \(pushRetries), syncs that lost every race \(rejectedSyncs); \
             remote \(remoteKiB) KiB in \(packs) pack(s) and \(looseObjects) loose object(s)\
             \(problems.isEmpty ? "" : "\nproblems:\n" + problemSummary)
@@ -58,7 +61,7 @@ public struct ReplicaSwarm: Sendable {
 
     /// Runs the swarm in `folder` (the remote, the server's files and every replica's store).
     public func run(in folder: String) async throws -> Figures {
-        let remote = folder + "/remote.git"
+        let remote = folder + "/remote.git", settingUp = Date()
         for arguments in [["init", "--bare", "-q", "-b", "main", remote], ["--git-dir", remote, "config", "http.receivepack", "true"]] {
             let result = try await git(arguments)
             guard result.status == 0 else { throw SwarmFailure("git \(arguments.joined(separator: " ")): \(result.stderr)") }
@@ -68,6 +71,7 @@ public struct ReplicaSwarm: Sendable {
         let url = server.url("remote.git")
         let started = Date(), deadline = started.addingTimeInterval(timeLimit)
         var figures = Figures()
+        figures.setupSeconds = started.timeIntervalSince(settingUp)
 
         // Every replica makes its edits, syncing as it goes.
         let stores = (0..<replicas).map { (index: $0, path: folder + "/replica-\($0)") }
@@ -91,6 +95,7 @@ public struct ReplicaSwarm: Sendable {
                     + lagging.prefix(5).map(\.path).joined(separator: ", "))
         }
         try await check(remote, holdsEveryEditOf: stores.count, into: &figures)
+        figures.checkSeconds = Date().timeIntervalSince(started) - figures.convergenceSeconds
         return figures
     }
 
