@@ -73,10 +73,12 @@ private struct JSONValueDecoding: Decoder, SingleValueDecodingContainer {
 
     /// An integer; like `JSONDecoder`, a literal with a fraction or an exponent is read as a
     /// double, which must then be whole and in range (`4294967295999.99999999995` rounds to
-    /// the double 4294967296000, so an `Int` takes it; `1.5` is an error).
+    /// the double 4294967296000, so an `Int` takes it; `1.5` is an error). From 2^53 up, where
+    /// a double no longer holds every whole number, such a literal is an error here, where
+    /// JSONDecoder reads it again as a `Decimal` and drops its fraction: no value is guessed.
     private func integer<Number: FixedWidthInteger & LosslessStringConvertible>(_ type: Number.Type) throws -> Number {
-        if case .number(let literal) = value, literal.contains(where: { $0 == "." || $0 == "e" || $0 == "E" }) {
-            guard let double = Double(literal), let number = Number(exactly: double) else {
+        if case .number(let literal) = value, JSONValueDecoder.hasFractionOrExponent(literal) {
+            guard let double = Double(literal), double.magnitude < 0x1p53, let number = Number(exactly: double) else {
                 throw DecodingError.dataCorrupted(.init(codingPath: codingPath, debugDescription: "Number \(literal) does not fit in \(type)."))
             }
             return number
@@ -246,4 +248,11 @@ enum JSONKey: CodingKey {
 
     init?(stringValue: String) { return nil }
     init?(intValue: Int) { self = .index(intValue) }
+}
+
+extension JSONValueDecoder {
+    /// Whether a number literal is written with a fraction or an exponent.
+    package static func hasFractionOrExponent(_ literal: String) -> Bool {
+        literal.contains { $0 == "." || $0 == "e" || $0 == "E" }
+    }
 }
