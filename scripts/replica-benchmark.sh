@@ -9,9 +9,9 @@
 # the run. Release build; CONFIGURATION=debug uses the debug one.
 #
 # The cost grows faster than the replicas: a late replica fetches every commit it lacks, and
-# each carries the whole Tally, which grows with every edit. On 2 shared cores, debug build:
-# 50 x 20 edits converge in 95-150 s; 200 x 5 in 468 s; 200 x 20 had 98 replicas done after
-# 6 min (3,603 edits) and was stopped.
+# each carries the whole Tally, which grows with every edit. Release build, 2 cores shared
+# with other builds (load 5-11): 50 x 20 edits converge in 53 s, 200 x 20 in 854 s (edits
+# 319 s, the catch-up round 536 s). The soak's debug build takes 50 x 20 in 217-275 s.
 #
 #   bash scripts/replica-benchmark.sh [REPLICAS [EDITS [SYNC_EVERY [CONCURRENCY [SECONDS]]]]]
 set -euo pipefail
