@@ -85,12 +85,13 @@ def handed_over(type_text):
     """A closure parameter's type in a twin: it crosses to another thread. One the blocking call
     takes as `@Sendable` stays so; any other is taken with `sending`, so the caller's closure
     may use the caller's own state, which it gives up until the call returns."""
-    if not is_closure(type_text) or "@Sendable" in type_text:
-        return type_text if "@escaping" in type_text or not is_closure(type_text) or type_text.endswith("?") else (
-            "@escaping " + type_text)
-    if type_text.startswith("(") and type_text.endswith(")?") and matching(type_text, 0) == len(type_text) - 2:
-        return "sending " + type_text
-    return "sending @escaping " + type_text
+    if not is_closure(type_text):
+        return type_text
+    escaping = "@escaping" in type_text or (
+        type_text.startswith("(") and type_text.endswith(")?") and matching(type_text, 0) == len(type_text) - 2)
+    if "@Sendable" in type_text:
+        return type_text if escaping else "@escaping " + type_text
+    return "sending " + (type_text if escaping else "@escaping " + type_text)
 
 
 class Parameter:
