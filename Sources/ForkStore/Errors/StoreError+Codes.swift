@@ -321,4 +321,32 @@ extension StoreError {
     public static func invalidKey(reason: String) -> StoreError {
         StoreError(.invalidKey, "The ssh key cannot be used: \(reason).", reason: reason)
     }
+
+    // MARK: Assets
+
+    /// The code of ``assetNotLocal(id:)``, for `catch StoreError.assetNotLocal`.
+    public static let assetNotLocal = Code.assetNotLocal
+    /// The asset's bytes are not in this store's asset folder yet: fetch them through the
+    /// exchange (`Exchange.fetchAsset`). Sets ``object`` (the asset's id).
+    public static func assetNotLocal(id: AssetID) -> StoreError {
+        StoreError(.assetNotLocal, "Asset \(id) is not in this store yet; fetch it from a remote first.", object: id.oid)
+    }
+
+    /// The code of ``assetTooLarge(size:limit:)``, for `catch StoreError.assetTooLarge`.
+    public static let assetTooLarge = Code.assetTooLarge
+    /// An asset is larger than ``StoreOptions/maximumAssetSize``; nothing was added. Sets
+    /// ``size`` (as far as it was read) and ``limit``.
+    public static func assetTooLarge(size: Int, limit: Int) -> StoreError {
+        StoreError(
+            .assetTooLarge, "The asset is at least \(size) bytes, over the limit of \(limit) bytes; nothing was added.",
+            size: size, limit: limit)
+    }
+
+    /// The code of ``assetCorrupt(id:reason:)``, for `catch StoreError.assetCorrupt`.
+    public static let assetCorrupt = Code.assetCorrupt
+    /// An asset's bytes do not hash to its id, or have the wrong size: they were refused and
+    /// removed. Sets ``object`` (the asset's id) and ``reason``.
+    public static func assetCorrupt(id: AssetID, reason: String) -> StoreError {
+        StoreError(.assetCorrupt, "The bytes of asset \(id) were refused: \(reason).", reason: reason, object: id.oid)
+    }
 }

@@ -50,7 +50,8 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The record concerned (``Code/recordNotFound``, ``Code/recordTooLarge``).
     public let recordID: String?
     /// What the store looked for and did not find: a missing object's id
-    /// (``Code/missingObject``), or the text that named no commit (``Code/commitNotFound``).
+    /// (``Code/missingObject``), the text that named no commit (``Code/commitNotFound``), or
+    /// the asset concerned, as its `sha256:` id (``Code/assetNotLocal``, ``Code/assetCorrupt``).
     public let object: String?
     /// The version the data carries: its model version (``Code/unknownModelVersion``,
     /// ``Code/unsupportedModelVersion``, ``Code/migrationFailed``) or its on-disk format
@@ -60,9 +61,10 @@ public struct StoreError: Error, Sendable, Hashable, CustomStringConvertible {
     /// it knows; ``Code/newerFormatVersion``: the newest format it reads) or from
     /// (``Code/unsupportedModelVersion``: the oldest model version its migrations start at).
     public let supportedVersion: Int?
-    /// A record's encoded size in bytes (``Code/recordTooLarge``).
+    /// A record's encoded size in bytes (``Code/recordTooLarge``), or an asset's
+    /// (``Code/assetTooLarge``).
     public let size: Int?
-    /// The largest size allowed, in bytes (``Code/recordTooLarge``).
+    /// The largest size allowed, in bytes (``Code/recordTooLarge``, ``Code/assetTooLarge``).
     public let limit: Int?
 
     init(
@@ -175,6 +177,12 @@ extension StoreError {
         public static let rejectedCommit = Code(rawValue: "rejectedCommit")
         /// ``StoreError/invalidKey(reason:)``.
         public static let invalidKey = Code(rawValue: "invalidKey")
+        /// ``StoreError/assetNotLocal(id:)``.
+        public static let assetNotLocal = Code(rawValue: "assetNotLocal")
+        /// ``StoreError/assetTooLarge(size:limit:)``.
+        public static let assetTooLarge = Code(rawValue: "assetTooLarge")
+        /// ``StoreError/assetCorrupt(id:reason:)``.
+        public static let assetCorrupt = Code(rawValue: "assetCorrupt")
 
         /// Every code this version of ForkStore throws (a test checks that none is missing and
         /// that their names differ).
@@ -183,7 +191,7 @@ extension StoreError {
             forkAlreadyExists, protectedFork, commitNotFound, unknownModelVersion, missingModelVersion, malformedCommit,
             invalidJSON, undecodableValue, missingObject, encodingFailed, mergeFailed, concurrentUpdate, locked,
             repository, fileSystem, readOnlyStore, recordNotFound, invalidMigrationPlan, unsupportedModelVersion,
-            migrationFailed, recordTooLarge, rejectedCommit, invalidKey,
+            migrationFailed, recordTooLarge, rejectedCommit, invalidKey, assetNotLocal, assetTooLarge, assetCorrupt,
         ]
     }
 }

@@ -5,7 +5,7 @@ enum JSONPointer {
         components.map { "/" + escape($0) }.joined()
     }
 
-    private static func escape(_ component: String) -> String {
+    static func escape(_ component: String) -> String {
         var result = String.UnicodeScalarView()
         for scalar in component.unicodeScalars {
             switch scalar {

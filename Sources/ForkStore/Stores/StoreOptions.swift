@@ -22,6 +22,12 @@ public struct StoreOptions: Sendable {
     /// written.
     public var maximumRecordSize: Int = 1_000_000
 
+    /// The largest asset a store adds or accepts a reference to, in bytes (default 4 GiB). A
+    /// larger file is refused with ``StoreError/assetTooLarge(size:limit:)`` as it is read,
+    /// and a record arriving from a remote whose reference names a larger size is refused
+    /// before any byte of the asset is fetched.
+    public var maximumAssetSize: Int = 1 << 32
+
     /// When the object database holds this many loose objects (one file each), a write packs
     /// them into one pack file. Checked on each process's first write and every 32nd after it,
     /// so stores written by many short processes stay packed. Set to `Int.max` to pack only when
