@@ -4,6 +4,8 @@
 package struct AssetReferences: Sendable {
     /// The well-formed references, in document order.
     package var assets: [Asset] = []
+    /// Where each of ``assets`` is in the document, as a JSON Pointer (same order).
+    package var pointers: [String] = []
     /// The malformed ones: where (a JSON Pointer) and why.
     package var problems: [(pointer: String, reason: String)] = []
 
@@ -39,7 +41,9 @@ package struct AssetReferences: Sendable {
         case .object(let members):
             if members.contains(where: { $0.key == Asset.referenceKey }) {
                 switch Self.asset(from: members, maximumSize: maximumSize) {
-                case .success(let asset): assets.append(asset)
+                case .success(let asset):
+                    assets.append(asset)
+                    pointers.append(pointer)
                 case .failure(let problem): problems.append((pointer, problem.reason))
                 }
                 return
