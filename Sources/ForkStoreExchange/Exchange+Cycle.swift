@@ -6,7 +6,8 @@ extension Exchange {
     func runCycle() throws(ExchangeError) -> SyncReport {
         update { $0.state = .syncing }
         do {
-            let report = try cycleHoldingTheSyncLock()
+            var report = try cycleHoldingTheSyncLock()
+            downloadByPolicy(&report)
             let quarantine = quarantinedFetch()
             update {
                 $0.state = .idle
@@ -68,11 +69,14 @@ extension Exchange {
         // ancestor, so a sync that only has something to send costs one round trip, not a
         // fetch and a push. A refusal goes on to the fetch and merge.
         var deniedPush: ExchangeError?
+        // Assets this sync found on the remote or sent there: a push tried again after a lost
+        // race asks only about the others.
+        var assetsOnRemote = Set<AssetID>()
         if try canPushFirst() {
             report.pushAttempts = 1
             do {
                 let cloud = try step { try store.head(of: .cloud).id }
-                switch try push(&report) {
+                switch try push(&report, assetsOnRemote: &assetsOnRemote) {
                 case .accepted: return report
                 case .behind: break  // another replica pushed: fetch and merge at once
                 case .rejected(let reason): refusal = (reason, cloud)
@@ -102,7 +106,7 @@ extension Exchange {
                     remote: remote.url, attempts: options.maximumPushAttempts, reason: "other replicas kept pushing first")
             }
             report.pushAttempts += 1
-            switch try push(&report) {
+            switch try push(&report, assetsOnRemote: &assetsOnRemote) {
             case .accepted: return report
             case .behind: refusal = nil
             case .rejected(let reason): refusal = (reason, fetched)
@@ -123,15 +127,17 @@ extension Exchange {
     }
 
     /// Pushes the commits of `main` that the remote (as `cloud` last saw it) lacks, after the
-    /// app's check, and moves `cloud` when the remote took them; accepted too when there was
-    /// nothing to push.
-    private func push(_ report: inout SyncReport) throws(ExchangeError) -> PushOutcome {
+    /// app's check and after uploading the assets they reference, and moves `cloud` when the
+    /// remote took them; accepted too when there was nothing to push.
+    private func push(_ report: inout SyncReport, assetsOnRemote: inout Set<AssetID>) throws(ExchangeError) -> PushOutcome {
         let engine = store.engine
         let outgoing = try step { try engine.outgoingCommits() }
         if let head = outgoing.first?.id {
             if let validate = options.validateBeforePush {
                 do { try validate(outgoing) } catch { throw ExchangeError.validationFailed(reason: String(describing: error)) }
             }
+            // The remote never holds a commit whose assets it lacks.
+            report.uploadedAssets += try uploadAssets(introducedBy: outgoing, alreadyOnRemote: &assetsOnRemote)
             let outcome = try step(during: "push") { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
             guard outcome == .accepted else { return outcome }
             try step { try engine.moveCloud(to: head) }
@@ -145,7 +151,7 @@ extension Exchange {
 
     /// Runs one step of the cycle, sorting its failure into an ``ExchangeError``; a failed
     /// transfer names `operation` (`"fetch"`, `"push"`).
-    private func step<Result>(during operation: String? = nil, _ body: () throws -> Result) throws(ExchangeError) -> Result {
+    func step<Result>(during operation: String? = nil, _ body: () throws -> Result) throws(ExchangeError) -> Result {
         do {
             return try body()
         } catch let failure as TransferFailure {
@@ -159,7 +165,7 @@ extension Exchange {
 
     /// A missing local folder is offline (a drive not mounted); a folder that is not a
     /// repository is an error.
-    private func checkLocalRemote() throws(ExchangeError) {
+    func checkLocalRemote() throws(ExchangeError) {
         guard let path = remote.localPath else { return }
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {

@@ -31,8 +31,10 @@ public final class Exchange: Sendable {
     public let options: ExchangeOptions
 
     private let queue = DispatchQueue(label: "ForkStore.Exchange")
+    /// Where ``fetchAssets(_:)`` runs: a thread of its own, so a fetch waits for no sync.
+    let assetQueue = DispatchQueue(label: "ForkStore.Exchange.assets")
     private let hub = EventHub<ExchangeEvent>()
-    private let state = Mutex(ExchangeStatus())
+    let state = Mutex(ExchangeStatus())
     private let tasks = Mutex<[Task<Void, Never>]>([])
 
     /// Makes an exchange; nothing happens until ``sync()``, ``start(every:)`` or

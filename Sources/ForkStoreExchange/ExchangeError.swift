@@ -58,12 +58,22 @@ public struct ExchangeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// What passed the limit: an object's id, an entry of the fetched pack, or the pack's
     /// header (``Code/tooLarge``).
     public let object: String?
+    /// The asset that could not move (``Code/assetMissing``, ``Code/assetCorrupt``, and a
+    /// ``Code/transport`` failure of one asset).
+    public let asset: AssetID?
+    /// The record that references ``asset``, when known (nil in a single-value store, and for
+    /// ``Exchange/fetchAsset(_:)``, which is given the asset alone).
+    public let recordID: String?
+    /// Where the reference to ``asset`` is inside the record or value, as a JSON Pointer, when
+    /// known.
+    public let pointer: String?
 
     init(
         _ code: Code, _ message: String, operation: String? = nil, underlyingCode: Int32? = nil, remote: String? = nil,
         reason: String? = nil, storeError: StoreError? = nil, commit: CommitID? = nil, foundVersion: Int? = nil,
         supportedVersion: Int? = nil, attempts: Int? = nil, waited: Duration? = nil, limit: IncomingLimit? = nil,
-        maximum: Int? = nil, size: Int? = nil, object: String? = nil
+        maximum: Int? = nil, size: Int? = nil, object: String? = nil, asset: AssetID? = nil, recordID: String? = nil,
+        pointer: String? = nil
     ) {
         self.code = code
         self.message = message
@@ -81,6 +91,9 @@ public struct ExchangeError: Error, Sendable, Hashable, CustomStringConvertible 
         self.maximum = maximum
         self.size = size
         self.object = object
+        self.asset = asset
+        self.recordID = recordID
+        self.pointer = pointer
     }
 
     /// The same error, naming what the exchange was doing.
@@ -89,7 +102,8 @@ public struct ExchangeError: Error, Sendable, Hashable, CustomStringConvertible 
         return ExchangeError(
             code, message, operation: operation, underlyingCode: underlyingCode, remote: remote, reason: reason,
             storeError: storeError, commit: commit, foundVersion: foundVersion, supportedVersion: supportedVersion,
-            attempts: attempts, waited: waited, limit: limit, maximum: maximum, size: size, object: object)
+            attempts: attempts, waited: waited, limit: limit, maximum: maximum, size: size, object: object, asset: asset,
+            recordID: recordID, pointer: pointer)
     }
 
     /// What failed and why (``message``), with any text that came from data or a remote
@@ -154,12 +168,16 @@ extension ExchangeError {
         public static let store = Code(rawValue: "store")
         /// ``ExchangeError/transport(remote:reason:)``.
         public static let transport = Code(rawValue: "transport")
+        /// ``ExchangeError/assetMissing(remote:asset:recordID:pointer:reason:)``.
+        public static let assetMissing = Code(rawValue: "assetMissing")
+        /// ``ExchangeError/assetCorrupt(remote:asset:reason:)``.
+        public static let assetCorrupt = Code(rawValue: "assetCorrupt")
 
         /// Every code this version of the exchange throws (a test checks that none is missing
         /// and that their names differ).
         package static let all: [Code] = [
             offline, authenticationFailed, accessDenied, serverNotTrusted, notARepository, corruptData, halted,
-            pushRejected, busy, validationFailed, invalidRemote, tooLarge, store, transport,
+            pushRejected, busy, validationFailed, invalidRemote, tooLarge, store, transport, assetMissing, assetCorrupt,
         ]
     }
 }
@@ -312,6 +330,39 @@ extension ExchangeError {
     /// Another transport failure. Sets ``remote`` and ``reason``.
     public static func transport(remote: String, reason: String) -> ExchangeError {
         ExchangeError(.transport, "Syncing with \(remote) failed: \(reason).", remote: remote, reason: reason)
+    }
+
+    /// The code of ``assetMissing(remote:asset:recordID:pointer:reason:)``, for `catch ExchangeError.assetMissing`.
+    public static let assetMissing = Code.assetMissing
+    /// An asset a record references is not where it must be: a download found the remote
+    /// without it, or a push found it neither in this store nor on the remote (the commits that
+    /// reference it were not pushed: the remote never holds a commit whose assets it lacks).
+    /// Not retried. Sets ``remote``, ``asset``, ``reason``, and ``recordID`` and ``pointer``
+    /// when known.
+    public static func assetMissing(
+        remote: String, asset: AssetID, recordID: String? = nil, pointer: String? = nil, reason: String
+    ) -> ExchangeError {
+        ExchangeError(
+            .assetMissing, "Asset \(asset)\(place(recordID, pointer)) is missing: \(reason).", remote: remote, reason: reason,
+            asset: asset, recordID: recordID, pointer: pointer)
+    }
+
+    /// The code of ``assetCorrupt(remote:asset:reason:)``, for `catch ExchangeError.assetCorrupt`.
+    public static let assetCorrupt = Code.assetCorrupt
+    /// The remote holds or sent bytes for an asset that do not hash to its id, or are too
+    /// many or too few: they were refused and nothing was kept. Not retried. Sets ``remote``,
+    /// ``asset`` and ``reason``.
+    public static func assetCorrupt(remote: String, asset: AssetID, reason: String) -> ExchangeError {
+        ExchangeError(
+            .assetCorrupt, "The remote \(remote) holds damaged bytes for asset \(asset): \(reason). They were refused; nothing was kept.",
+            remote: remote, reason: reason, asset: asset)
+    }
+
+    /// ` (record 'ID' at /pointer)`, or empty when neither is known.
+    private static func place(_ recordID: String?, _ pointer: String?) -> String {
+        let at = pointer.flatMap { $0.isEmpty ? nil : " at \($0)" } ?? ""
+        if let recordID { return " (record '\(recordID)'\(at))" }
+        return at.isEmpty ? "" : " (the value\(at))"
     }
 }
 

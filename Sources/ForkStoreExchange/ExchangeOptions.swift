@@ -52,6 +52,14 @@ public struct ExchangeOptions: Sendable {
     /// `StoreError.rejectedCommit(commit:path:rule:)` (as ``ExchangeError/store(_:)``), so a
     /// remote holding a stranger's store, or one whose owner stopped sharing, is refused.
     public var trustedOwners: [ParticipantKey]
+    /// Which assets a sync downloads: none (``AssetDownloads/lazy``, the default: the app
+    /// fetches what it needs with ``Exchange/fetchAsset(_:)``), every one `main` references
+    /// (``AssetDownloads/eager``), or those a predicate picks (``AssetDownloads/eager(where:)``).
+    /// Uploads need no policy: a push always uploads the assets of its commits first.
+    public var assetDownloads: AssetDownloads
+    /// A wait after each megabyte of an asset moved through a path remote: tests use it to
+    /// stop a transfer half-way. Zero otherwise.
+    package var assetPause: Duration = .zero
 
     /// Called before each push with the commits about to be pushed; throw to refuse.
     public var validateBeforePush: (@Sendable ([Commit]) throws -> Void)?
@@ -65,7 +73,7 @@ public struct ExchangeOptions: Sendable {
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
     /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store,
     /// objects up to the store's record limit (at least 1 MB), 1 GiB and 1,000,000 objects a
-    /// fetch, no trusted owners (trust on first use), no hooks.
+    /// fetch, no trusted owners (trust on first use), lazy asset downloads, no hooks.
     public init(
         connectTimeout: Duration = .seconds(10),
         readWriteTimeout: Duration = .seconds(60),
@@ -77,6 +85,7 @@ public struct ExchangeOptions: Sendable {
         maximumFetchSize: Int = 1 << 30,
         maximumObjectCount: Int = 1_000_000,
         trustedOwners: [ParticipantKey] = [],
+        assetDownloads: AssetDownloads = .lazy,
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
@@ -92,6 +101,7 @@ public struct ExchangeOptions: Sendable {
         self.maximumFetchSize = max(0, maximumFetchSize)
         self.maximumObjectCount = max(0, maximumObjectCount)
         self.trustedOwners = trustedOwners
+        self.assetDownloads = assetDownloads
         self.validateBeforePush = validateBeforePush
         self.onError = onError
         self.onFinished = onFinished

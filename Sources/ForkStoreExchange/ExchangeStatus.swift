@@ -30,6 +30,15 @@ public struct ExchangeStatus: Sendable, Equatable {
     /// The fetch the last sync refused, kept for inspection until the next sync removes it;
     /// nil when the last sync kept none.
     public var quarantine: QuarantinedFetch?
+    /// Assets still to move, with how far each has come: what the running sync uploads or
+    /// downloads, what ``Exchange/fetchAsset(_:)`` brings, and what a failed sync left (the
+    /// next sync tries again). An asset leaves the list once it has moved.
+    public var pendingTransfers: [AssetTransferProgress] { syncTransfers + fetchTransfers }
+
+    /// The transfers of the last or running sync, replaced by each of its phases.
+    var syncTransfers: [AssetTransferProgress] = []
+    /// The transfers of ``Exchange/fetchAssets(_:)`` calls in progress.
+    var fetchTransfers: [AssetTransferProgress] = []
 }
 
 /// A fetch a sync refused, kept for inspection in the store's transfer repository until the
@@ -57,6 +66,15 @@ public struct SyncReport: Sendable, Equatable {
     public var pushedCommits = 0
     /// How many push attempts it took (more than one after losing races).
     public var pushAttempts = 0
+    /// Assets uploaded before the push: those the pushed commits reference that the remote
+    /// lacked.
+    public var uploadedAssets = 0
+    /// Assets downloaded by the exchange's download policy (``ExchangeOptions/assetDownloads``);
+    /// always 0 when it is lazy.
+    public var downloadedAssets = 0
+    /// Why assets the download policy wanted could not be downloaded. They do not fail the
+    /// sync, whose commits were exchanged; the next sync tries them again.
+    public var assetErrors: [ExchangeError] = []
 }
 
 /// One event on ``Exchange/events()``.
@@ -65,6 +83,9 @@ public enum ExchangeEvent: Sendable, Equatable {
     case state(ExchangeState)
     /// Objects and bytes moved so far by the current fetch or push.
     case progress(TransferProgress)
+    /// Bytes of an asset moved so far by an upload before a push, a download of the policy,
+    /// or ``Exchange/fetchAsset(_:)``.
+    case assetProgress(AssetTransferProgress)
     /// The ahead/behind counts changed.
     case aheadBehind(ahead: Int, behind: Int)
     /// A sync succeeded.

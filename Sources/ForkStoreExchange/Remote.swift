@@ -9,10 +9,23 @@ public struct Remote: Sendable, CustomStringConvertible {
     public var credentials: Credentials?
     /// How to trust the server's certificate or host key.
     public var trust: ServerTrust
+    /// The assets endpoint the app set (``assetsURL``); nil to derive it from ``url``.
+    var configuredAssetsURL: String?
 
     /// Makes a remote, refusing URLs that embed a password or token (pass ``Credentials``
-    /// instead, so no secret is written into a URL, a log or a config file).
-    public init(_ url: String, credentials: Credentials? = nil, trust: ServerTrust = .verify) throws(ExchangeError) {
+    /// instead, so no secret is written into a URL, a log or a config file). `assetsURL` is
+    /// where its assets go (see ``assetsURL``); nil derives it from `url` as git-lfs does.
+    public init(
+        _ url: String, credentials: Credentials? = nil, trust: ServerTrust = .verify, assetsURL: String? = nil
+    ) throws(ExchangeError) {
+        self.url = try Self.checked(url)
+        self.credentials = credentials
+        self.trust = trust
+        self.configuredAssetsURL = try assetsURL.map { (url) throws(ExchangeError) in try Self.checked(url) }
+    }
+
+    /// `url` trimmed, refused when empty or when it holds a password or a control character.
+    static func checked(_ url: String) throws(ExchangeError) -> String {
         let trimmed = url.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty else { throw ExchangeError.invalidRemote(url: "", reason: "the URL is empty") }
         if let components = URLComponents(string: trimmed), components.scheme != nil, components.password != nil {
@@ -23,9 +36,7 @@ public struct Remote: Sendable, CustomStringConvertible {
         if trimmed.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) {
             throw ExchangeError.invalidRemote(url: Remote.redacted(trimmed), reason: "it contains a control character")
         }
-        self.url = trimmed
-        self.credentials = credentials
-        self.trust = trust
+        return trimmed
     }
 
     /// The kind of transport the URL selects.
