@@ -2,7 +2,7 @@
 # Installs what ForkStore needs to build, if it is missing: libgit2 (with pkg-config), zlib (for
 # the pack format), SQLite
 # (for the query index, through GRDB) and git. With --test-servers, also the servers the tests start on 127.0.0.1: lighttpd (for
-# git http-backend, over http and, with its mod_openssl, https), sshd, gitolite3 (per-user access over ssh) and openssl. Safe to run again; it does nothing when all is there.
+# git http-backend, over http and, with its mod_openssl, https), sshd, gitolite3 (per-user access over ssh), openssl and git-lfs. Safe to run again; it does nothing when all is there.
 set -euo pipefail
 
 need=()
@@ -19,6 +19,8 @@ if [ "${1:-}" = "--test-servers" ]; then
   [ -x /usr/bin/gitolite ] || need+=(gitolite3)
   command -v ssh-keygen >/dev/null 2>&1 || need+=(openssh-client)
   command -v openssl >/dev/null 2>&1 || need+=(openssl)
+  # Stock Git LFS, reading what ForkStore uploads to a remote and writing what it reads.
+  command -v git-lfs >/dev/null 2>&1 || need+=(git-lfs)
 fi
 
 if [ ${#need[@]} -eq 0 ]; then
@@ -33,7 +35,7 @@ if command -v apt-get >/dev/null 2>&1; then
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
 elif command -v brew >/dev/null 2>&1; then
   brew install libgit2 pkg-config git
-  [ "${1:-}" = "--test-servers" ] && brew install lighttpd
+  [ "${1:-}" = "--test-servers" ] && brew install lighttpd git-lfs
 else
   echo "Please install libgit2 (with its pkg-config file) and git, then run this again." >&2
   exit 1
