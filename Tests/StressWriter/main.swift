@@ -30,6 +30,15 @@
 //     with the sync's push attempts. A sync that lost every push race (pushRejected) prints
 //     "done rejected N" and is tried again after a pause, until SECONDS have passed. Still
 //     running a minute after that, it exits with status 3.
+//   forkstore-stress-writer asset-push STORE URL FILE PAUSE_MS
+//     Adds FILE as the asset of record "big" in the AttachmentNote collection STORE (created if
+//     missing; added on the first run only) and syncs with URL, printing "done added", "done
+//     uploaded N" with the upload's progress, and "done synced N" (assets uploaded). PAUSE_MS
+//     waits between megabytes of the upload, so a test can kill it half-way.
+//   forkstore-stress-writer asset-fetch STORE URL PAUSE_MS
+//     Syncs the AttachmentNote collection STORE (created if missing) with URL, prints "done
+//     synced", fetches the asset of record "big", printing "done downloaded N" with the
+//     download's progress, and "done fetched PATH". PAUSE_MS waits between megabytes.
 //   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
 //     Runs a ReplicaSwarm (defaults 20 10 8 3600) in a temporary folder and prints its figures;
 //     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.
@@ -123,6 +132,12 @@ do {
     case "swarm":
         guard (3...7).contains(arguments.count) else { fail("usage") }
         if try await !runSwarm(arguments.dropFirst(2)) { exit(1) }
+    case "asset-push":
+        guard arguments.count == 6, let pause = Int(arguments[5]) else { fail("usage") }
+        try await runAssetPush(store: arguments[2], url: arguments[3], file: arguments[4], pause: .milliseconds(pause))
+    case "asset-fetch":
+        guard arguments.count == 5, let pause = Int(arguments[4]) else { fail("usage") }
+        try await runAssetFetch(store: arguments[2], url: arguments[3], pause: .milliseconds(pause))
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])

@@ -1,0 +1,72 @@
+import ForkStore
+import ForkStoreExchange
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// Transfers killed half-way (SIGKILL of the stress writer while it moves an asset slowly)
+/// resume where they stopped: the second run starts from the partial file's length, copies
+/// only the rest, and the bytes that arrive are checked whole.
+@Suite("Asset transfers resume after a kill")
+struct AssetResumeTests {
+    /// 24 MB, a megabyte every quarter second: six seconds to kill the first run in.
+    static let size = 24 << 20 | 4321
+
+    @Test func anUploadKilledHalfWayResumesAndTheCommitWaitsForIt() async throws {
+        let lab = try await SyncLab()
+        let file = lab.folder.child("big.bin")
+        try writeRandomFile(file, size: Self.size, seed: 31)
+        let store = lab.folder.child("laptop")
+
+        // "added", then the upload's first events: at least 3 MB in the remote's partial file.
+        let first = try await runStressWriter(["asset-push", store, lab.remotePath, file, "250"], killAfter: 5)
+        #expect(first.first == "added" && first.contains { $0.hasPrefix("uploaded ") })
+        #expect(!first.contains { $0.hasPrefix("synced") })
+        let asset = try #require(try await RecordStore<AttachmentNote>.open(at: store).record("big")?.file)
+        let partial = lab.remotePath + "/lfs/tmp/\(asset.id.hex).part"
+        let kept = try fileSize(partial)
+        #expect(kept >= 3 << 20 && kept < Self.size, "the partial file holds \(kept) bytes")
+        #expect(!FileManager.default.fileExists(atPath: remoteObjectPath(lab, asset)))
+        // The commit referencing it is not on the remote.
+        #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", "-q", "main").status != 0)
+
+        let second = try await runStressWriter(["asset-push", store, lab.remotePath, file, "0"], killAfter: nil)
+        let uploaded = second.compactMap { $0.hasPrefix("uploaded ") ? Int($0.dropFirst("uploaded ".count)) : nil }
+        #expect(uploaded.first == kept, "the second run started from \(uploaded.first ?? -1), not from \(kept)")
+        #expect(uploaded.last == Self.size && second.last == "synced 1")
+        #expect(FileManager.default.contents(atPath: remoteObjectPath(lab, asset)) == FileManager.default.contents(atPath: file))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+        try await expectEveryRemoteCommitHasItsAssets(lab)
+    }
+
+    @Test func aDownloadKilledHalfWayResumesAndShowsNothingUntilWhole() async throws {
+        let lab = try await SyncLab()
+        let (laptop, laptopSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("laptop")
+        let file = lab.folder.child("big.bin")
+        try writeRandomFile(file, size: Self.size, seed: 32)
+        let asset = try addTestAsset(to: laptop, contentsOf: file)
+        try await laptop.save(AttachmentNote(id: "big", title: "big", file: asset))
+        try await laptopSync.sync()
+        let phone = lab.folder.child("phone")
+
+        let first = try await runStressWriter(["asset-fetch", phone, lab.remotePath, "250"], killAfter: 5)
+        #expect(first.first == "synced" && !first.contains { $0.hasPrefix("fetched") })
+        let store = try await RecordStore<AttachmentNote>.open(at: phone)
+        let partial = partialPath(of: asset, in: store)
+        let kept = try fileSize(partial)
+        #expect(kept >= 3 << 20 && kept < Self.size, "the partial file holds \(kept) bytes")
+        #expect(!isLocal(asset, in: store) && !FileManager.default.fileExists(atPath: localPath(of: asset, in: store)))
+
+        let second = try await runStressWriter(["asset-fetch", phone, lab.remotePath, "0"], killAfter: nil)
+        let downloaded = second.compactMap { $0.hasPrefix("downloaded ") ? Int($0.dropFirst("downloaded ".count)) : nil }
+        #expect(downloaded.first == kept, "the second run started from \(downloaded.first ?? -1), not from \(kept)")
+        #expect(downloaded.last == Self.size)
+        #expect(second.last == "fetched \(localPath(of: asset, in: store))")
+        #expect(FileManager.default.contents(atPath: localPath(of: asset, in: store)) == FileManager.default.contents(atPath: file))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+    }
+}
+
+func fileSize(_ path: String) throws -> Int {
+    (try FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.intValue ?? -1
+}
