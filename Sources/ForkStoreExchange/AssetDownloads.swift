@@ -29,13 +29,13 @@ import ForkStore
 /// let notes = try RecordStore<Note>.open(at: "/tmp/notes.store")
 /// var options = ExchangeOptions()
 /// // The starred notes' pictures, as they are when the sync runs:
-/// options.assetDownloads = .eager { reference in
+/// options.assetDownloads = .eager(where: { reference in
 ///     guard let id = reference.recordID, let note = try? notes.record(id) else { return false }
 ///     return note.starred
-/// }
+/// })
 /// // Or the ids a query matched (ForkStoreQueries), taken once:
 /// let starred = Set(try notes.query(RecordQuery<Note>().filter(\.starred, equals: true)).map(\.id))
-/// options.assetDownloads = .eager { reference in reference.recordID.map(starred.contains) ?? false }
+/// options.assetDownloads = .eager(where: { reference in reference.recordID.map(starred.contains) ?? false })
 /// let exchange = Exchange(records: notes, remote: try Remote("/tmp/remote.git"), options: options)
 /// ```
 public struct AssetDownloads: Sendable {
