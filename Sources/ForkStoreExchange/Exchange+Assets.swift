@@ -152,7 +152,7 @@ extension Exchange {
     /// download policy last brought in full.
     static let downloadMarkName = "forkstore-downloaded-through"
 
-    private static func readMark(_ path: String) -> CommitID? {
+    static func readMark(_ path: String) -> CommitID? {
         guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { return nil }
         return CommitID(text.trimmingCharacters(in: .whitespacesAndNewlines))
     }

@@ -29,6 +29,10 @@ struct AssetResumeTests {
         #expect(!FileManager.default.fileExists(atPath: remoteObjectPath(lab, asset)))
         // The commit referencing it is not on the remote.
         #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", "-q", "main").status != 0)
+        // Another process sees what is left to send, and how far it came.
+        let pending = try await Exchange(records: try await RecordStore<AttachmentNote>.open(at: store), remote: try Remote(lab.remotePath))
+            .pendingAssetTransfers()
+        #expect(pending == [AssetTransferProgress(direction: .upload, asset: asset, bytes: kept, totalBytes: Self.size)])
 
         let second = try await runStressWriter(["asset-push", store, lab.remotePath, file, "0"], killAfter: nil)
         let uploaded = second.compactMap { $0.hasPrefix("uploaded ") ? Int($0.dropFirst("uploaded ".count)) : nil }

@@ -100,6 +100,7 @@ struct AssetSyncTests {
         #expect(error.message.contains(nowhere.id.oid) && error.message.contains("ghost"))
         #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "main").stdout == before)
         #expect(laptopSync.status.state == .failed && laptopSync.status.pendingTransfers.map(\.asset) == [nowhere])
+        #expect(try await laptopSync.pendingAssetTransfers().map(\.asset) == [nowhere])
         #expect(try await laptop.divergence(of: .main, from: .cloud).ahead == 1)
     }
 
@@ -162,11 +163,15 @@ struct AssetSyncTests {
         #expect(first.downloadedAssets == 0 && first.assetErrors.map(\.code) == [.assetMissing])
         #expect(first.assetErrors.first?.recordID == "p" && first.assetErrors.first?.asset == picture.id)
         #expect(phoneSync.status.pendingTransfers.map(\.asset) == [picture])
+        #expect(try await phoneSync.pendingAssetTransfers() == [
+            AssetTransferProgress(direction: .download, asset: picture, bytes: 0, totalBytes: picture.size)
+        ])
 
         try FileManager.default.moveItem(atPath: aside, toPath: onRemote)
         let second = try await phoneSync.sync()
         #expect(second.downloadedAssets == 1 && second.assetErrors.isEmpty && isLocal(picture, in: phone))
         #expect(phoneSync.status.pendingTransfers.isEmpty)
+        #expect(try await phoneSync.pendingAssetTransfers().isEmpty)
     }
 
     /// Bytes in the remote's folder that do not hash to the id, or have another size, are
