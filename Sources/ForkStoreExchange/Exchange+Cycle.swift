@@ -4,7 +4,10 @@ import Foundation
 extension Exchange {
     /// One sync, with its state changes, hooks and events. Runs on the exchange's queue.
     func runCycle() throws(ExchangeError) -> SyncReport {
-        update { $0.state = .syncing }
+        update {
+            $0.state = .syncing
+            $0.syncTransfers = []  // what the last sync left is found again
+        }
         do {
             var report = try cycleHoldingTheSyncLock()
             downloadByPolicy(&report)
