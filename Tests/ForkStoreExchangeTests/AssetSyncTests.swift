@@ -104,6 +104,27 @@ struct AssetSyncTests {
         #expect(try await laptop.divergence(of: .main, from: .cloud).ahead == 1)
     }
 
+    /// A single-value store's assets move the same way; an error names the place in the value.
+    @Test func aValueStoresAssetsMoveTooAndErrorsNameTheirPlace() async throws {
+        let lab = try await SyncLab()
+        let laptop = try await Store<Profile>.create(at: lab.folder.child("laptop"))
+        let laptopSync = Exchange(store: laptop, remote: try Remote(lab.remotePath))
+        let avatar = try addTestAsset(to: laptop, bytes: randomBytes(40_000, seed: 12))
+        try await laptop.save(Profile(name: "me", pictures: [avatar]))
+        #expect(try await laptopSync.sync().uploadedAssets == 1)
+        #expect(FileManager.default.fileExists(atPath: remoteObjectPath(lab, avatar)))
+
+        let nowhere = Asset(id: try #require(AssetID(String(repeating: "cd", count: 32))), size: 10)
+        try await laptop.save(Profile(name: "me", pictures: [avatar, nowhere]))
+        let error = try #require(await expectSync(laptopSync, failsWith: .assetMissing))
+        #expect(error.recordID == nil && error.pointer == "/pictures/1" && error.message.contains("the value at /pictures/1"))
+
+        let phone = try await Store<Profile>.create(at: lab.folder.child("phone"))
+        let phoneSync = Exchange(store: phone, remote: try Remote(lab.remotePath), options: ExchangeOptions(assetDownloads: .eager))
+        #expect(try await phoneSync.sync().downloadedAssets == 1)
+        #expect(isLocal(avatar, in: phone))
+    }
+
     @Test func eagerSyncsDownloadWhatMainReferences() async throws {
         let lab = try await SyncLab()
         let (laptop, laptopSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("laptop")
@@ -300,6 +321,13 @@ struct AssetSyncTests {
 }
 
 // MARK: Helpers
+
+/// A single value holding assets in an array.
+struct Profile: Resource, Equatable {
+    static let modelVersion = 1
+    var name: String
+    var pictures: [Asset]
+}
 
 /// `count` pseudo-random bytes from `seed`.
 func randomBytes(_ count: Int, seed: UInt64) -> [UInt8] {
