@@ -27,6 +27,12 @@ let package = Package(
             pkgConfig: "libgit2",
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
+        // libcurl, the HTTP client of Git LFS transfers. Only ForkStoreExchange imports it.
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
+        ),
         // zlib, for the pack format.
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The pack format in pure Swift (no libgit2): object ids, the pack index reader and
@@ -63,8 +69,8 @@ let package = Package(
         ),
         // The migration-testing kit: history replay, fixtures, schema snapshots.
         .target(name: "ForkStoreMigrationTesting", dependencies: ["ForkStore"]),
-        // Sync with git remotes.
-        .target(name: "ForkStoreExchange", dependencies: ["ForkStore"]),
+        // Sync with git remotes, and assets over Git LFS (libcurl, Assets/HTTP/).
+        .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "CCurl"]),
         // Indexed queries and live results over record collections: a SQLite cache (GRDB)
         // beside the repository, which stays the truth.
         .target(
@@ -119,7 +125,7 @@ let package = Package(
         // scripts/fuzz.sh; a plain build makes a replay tool (forkstore-fuzz <target> <files>).
         .executableTarget(
             name: "forkstore-fuzz",
-            dependencies: ["ForkStore", "ForkStoreGit", "CLibFuzzer"],
+            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreExchange", "CLibFuzzer"],
             path: "Fuzz",
             exclude: ["Corpus", "CLibFuzzer", "README.md"]
         ),

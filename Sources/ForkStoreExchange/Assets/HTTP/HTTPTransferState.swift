@@ -1,0 +1,180 @@
+internal import CCurl
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What curl's callbacks read and write during one request: the body being sent, the
+/// response's status, headers and body, and why a callback stopped the transfer. Reached from
+/// the C callbacks below through curl's `*DATA` pointers, on the thread running the request.
+final class HTTPTransferState {
+    private let sink: HTTPResponseBody
+    private let isCancelled: () -> Bool
+    private let progress: (HTTPProgress) -> Void
+
+    /// The status of the response being received (its status line, read by the header
+    /// callback; a 100 Continue is followed by the real one).
+    private(set) var status = 0
+    private(set) var headers: [HTTPHeader] = []
+    private var headerBytes = 0
+    /// A 2xx body collected, or the start of another status's body.
+    private(set) var collected: [UInt8] = []
+    /// Bytes of a 2xx body taken.
+    private(set) var bodyBytes = 0
+    /// Bytes of a non-2xx body read (most dropped).
+    private var errorBodyBytes = 0
+    /// Why a callback stopped the transfer; thrown instead of curl's own code for it.
+    private(set) var failure: HTTPFailure?
+
+    // The request body.
+    private var bytes: [UInt8] = []
+    private var sent = 0
+    private var source: (descriptor: Int32, path: String, size: Int)?
+
+    init(sink: HTTPResponseBody, isCancelled: @escaping () -> Bool, progress: @escaping (HTTPProgress) -> Void) {
+        self.sink = sink
+        self.isCancelled = isCancelled
+        self.progress = progress
+    }
+
+    /// The most header bytes one response may have: 256 KiB (curl refuses one line over 100 KiB).
+    static let headerLimit = 256 << 10
+
+    // MARK: Request body
+
+    func openSource(_ body: HTTPRequest.Body) throws(HTTPFailure) {
+        switch body {
+        case .none: break
+        case .bytes(let bytes): self.bytes = bytes
+        case .file(let path, let size):
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+            guard descriptor >= 0 else { throw HTTPFailure.localFile(path: path, errno: errno) }
+            source = (descriptor, path, size)
+        }
+    }
+
+    func closeSource() {
+        if let source { close(source.descriptor) }
+        source = nil
+    }
+
+    /// Fills curl's buffer with the next piece of the body; 0 at its end.
+    fileprivate func send(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        if isCancelled() { return stop(.cancelled, returning: forkstore_curl_readfunc_abort()) }
+        guard let base = buffer.baseAddress else { return 0 }
+        if let source {
+            let wanted = min(buffer.count, source.size - sent)
+            guard wanted > 0 else { return 0 }
+            while true {
+                let count = read(source.descriptor, base, wanted)
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else {
+                    return stop(.localFile(path: source.path, errno: errno), returning: forkstore_curl_readfunc_abort())
+                }
+                guard count > 0 else {
+                    return stop(
+                        .transport(reason: "\(source.path) ended after \(sent) of its \(source.size) bytes while it was sent"),
+                        returning: forkstore_curl_readfunc_abort())
+                }
+                sent += count
+                return count
+            }
+        }
+        let count = min(buffer.count, bytes.count - sent)
+        guard count > 0 else { return 0 }
+        bytes.withUnsafeBytes { whole in
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: whole[sent..<(sent + count)]))
+        }
+        sent += count
+        return count
+    }
+
+    // MARK: Response
+
+    /// Reads one header line: a status line starts a new response (after a 100 Continue).
+    fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
+        headerBytes += line.count
+        guard headerBytes <= Self.headerLimit else { return stop(.tooLarge(limit: Self.headerLimit), returning: 0) }
+        var text = String(decoding: line, as: UTF8.self)
+        while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        if text.hasPrefix("HTTP/") {
+            let fields = text.split(separator: " ", maxSplits: 2)
+            status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
+            headers = []
+        } else if let colon = text.firstIndex(of: ":"),
+            let header = HTTPHeader(
+                String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        {
+            headers.append(header)
+        }
+        return line.count
+    }
+
+    /// Takes a piece of the body: a 2xx body goes to the sink, up to its limit; another
+    /// status's is kept for its message, up to a limit, and dropped beyond.
+    fileprivate func receiveBody(_ piece: UnsafeRawBufferPointer) -> Int {
+        guard (200..<300).contains(status) else {
+            errorBodyBytes += piece.count
+            guard errorBodyBytes <= HTTPResponse.errorBodyReadLimit else {
+                return stop(.tooLarge(limit: HTTPResponse.errorBodyReadLimit), returning: 0)
+            }
+            collected.append(contentsOf: piece.prefix(max(0, HTTPResponse.errorBodyLimit - collected.count)))
+            return piece.count
+        }
+        guard bodyBytes + piece.count <= sink.maximum else { return stop(.tooLarge(limit: sink.maximum), returning: 0) }
+        switch sink {
+        case .collect:
+            collected.append(contentsOf: piece)
+        case .file(let descriptor, let path, _):
+            var offset = 0
+            while offset < piece.count, let base = piece.baseAddress {
+                let written = write(descriptor, base + offset, piece.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return stop(.localFile(path: path, errno: errno), returning: 0) }
+                offset += written
+            }
+        }
+        bodyBytes += piece.count
+        return piece.count
+    }
+
+    fileprivate func moved(sent: Int, received: Int) -> Int32 {
+        if isCancelled() { return stop(.cancelled, returning: 1) }
+        progress(HTTPProgress(sent: sent, received: received))
+        return 0
+    }
+
+    private func stop<Result>(_ failure: HTTPFailure, returning result: Result) -> Result {
+        if self.failure == nil { self.failure = failure }
+        return result
+    }
+}
+
+// The C callbacks: each finds its request's state from the pointer curl hands back.
+
+private func state(_ pointer: UnsafeMutableRawPointer?) -> HTTPTransferState? {
+    pointer.map { Unmanaged<HTTPTransferState>.fromOpaque($0).takeUnretainedValue() }
+}
+
+let httpReceiveBody: curl_write_callback = { data, size, count, context in
+    guard let state = state(context) else { return 0 }
+    return state.receiveBody(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+let httpReceiveHeader: curl_write_callback = { data, size, count, context in
+    guard let state = state(context) else { return 0 }
+    return state.receiveHeader(UnsafeRawBufferPointer(start: data, count: size * count))
+}
+
+let httpSendBody: curl_read_callback = { buffer, size, count, context in
+    guard let state = state(context) else { return forkstore_curl_readfunc_abort() }
+    return state.send(into: UnsafeMutableRawBufferPointer(start: buffer, count: size * count))
+}
+
+let httpProgress: curl_xferinfo_callback = { context, _, received, _, sent in
+    guard let state = state(context) else { return 1 }
+    return state.moved(sent: Int(sent), received: Int(received))
+}
