@@ -16,6 +16,9 @@ package enum HTTPFailure: Error, Sendable, Equatable {
     /// The response body passed the most the request accepts, in bytes; the transfer was
     /// stopped there.
     case tooLarge(limit: Int)
+    /// The response broke a rule of the request: a 206 whose `Content-Range` is not the
+    /// range asked for (``HTTPResponseBody/resume(descriptor:path:from:size:)``).
+    case refusedResponse(reason: String)
     /// The caller cancelled the request (its task, or its own flag).
     case cancelled
     /// A local file the request reads or writes failed: its path and `errno`.

@@ -85,10 +85,19 @@ package enum HTTPResponseBody: Sendable {
     /// Written to an open file descriptor at its current offset, at most `maximum` bytes: a
     /// download. More stops the transfer with ``HTTPFailure/tooLarge(limit:)``.
     case file(descriptor: Int32, path: String, maximum: Int)
+    /// The rest of a download of `size` bytes into an open file that holds its first `from`
+    /// bytes, when the request asked for them with `Range: bytes=from-`. A 206 is taken only
+    /// with a `Content-Range` of exactly `from` to the end of `size` bytes, and written from
+    /// `from` on; any other 2xx is the whole object, and the file is emptied first. Either way
+    /// no more than `size` bytes end up in the file; a 206 that does not match stops the
+    /// transfer with ``HTTPFailure/refusedResponse(reason:)``.
+    case resume(descriptor: Int32, path: String, from: Int, size: Int)
 
+    /// The most a 2xx body may hold, whatever status arrives.
     var maximum: Int {
         switch self {
         case .collect(let maximum), .file(_, _, let maximum): maximum
+        case .resume(_, _, _, let size): size
         }
     }
 }
@@ -105,6 +114,9 @@ package struct HTTPResponse: Sendable {
     package var bodyBytes: Int
     /// The URL that answered (the request's, or where a redirect led on the same origin).
     package var url: HTTPURL
+    /// Where in the file a ``HTTPResponseBody/resume(descriptor:path:from:size:)`` body
+    /// started: the `from` of a 206 taken, 0 for a whole body.
+    package var resumedFrom: Int
 
     /// The value of the first header with this name (compared without case).
     package func header(_ name: String) -> String? {
@@ -124,4 +136,6 @@ package struct HTTPResponse: Sendable {
 package struct HTTPProgress: Sendable, Equatable {
     package var sent: Int
     package var received: Int
+    /// Where a resumed download's body starts in its file (``HTTPResponse/resumedFrom``).
+    package var resumedFrom: Int
 }

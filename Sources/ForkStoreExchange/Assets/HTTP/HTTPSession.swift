@@ -89,7 +89,8 @@ package final class HTTPSession {
         }
         let status = curl.responseCode()
         return HTTPResponse(
-            status: status, headers: state.headers, body: state.collected, bodyBytes: state.bodyBytes, url: request.url)
+            status: status, headers: state.headers, body: state.collected, bodyBytes: state.bodyBytes, url: request.url,
+            resumedFrom: state.resumedFrom)
     }
 
     /// Sets every option of one request on the (reset) handle.

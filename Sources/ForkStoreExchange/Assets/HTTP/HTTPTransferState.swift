@@ -28,6 +28,11 @@ final class HTTPTransferState {
     private var errorBodyBytes = 0
     /// Why a callback stopped the transfer; thrown instead of curl's own code for it.
     private(set) var failure: HTTPFailure?
+    /// The most a 2xx body may hold: the sink's, or for a resumed download what its status
+    /// and Content-Range leave (set when the headers end).
+    private var limit: Int
+    /// Where a resumed download's body starts in its file.
+    private(set) var resumedFrom = 0
 
     // The request body.
     private var bytes: [UInt8] = []
@@ -36,6 +41,7 @@ final class HTTPTransferState {
 
     init(sink: HTTPResponseBody, isCancelled: @escaping () -> Bool, progress: @escaping (HTTPProgress) -> Void) {
         self.sink = sink
+        limit = sink.maximum
         self.isCancelled = isCancelled
         self.progress = progress
     }
@@ -100,7 +106,10 @@ final class HTTPTransferState {
         guard headerBytes <= Self.headerLimit else { return stop(.tooLarge(limit: Self.headerLimit), returning: 0) }
         var text = String(decoding: line, as: UTF8.self)
         while text.last == "\n" || text.last == "\r" { text.removeLast() }
-        if text.hasPrefix("HTTP/") {
+        if text.isEmpty {
+            // The end of a response's headers: a 2xx body starts next (maybe empty).
+            if (200..<300).contains(status), !startBody() { return 0 }
+        } else if text.hasPrefix("HTTP/") {
             let fields = text.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             headers = []
@@ -124,11 +133,11 @@ final class HTTPTransferState {
             collected.append(contentsOf: piece.prefix(max(0, HTTPResponse.errorBodyLimit - collected.count)))
             return piece.count
         }
-        guard bodyBytes + piece.count <= sink.maximum else { return stop(.tooLarge(limit: sink.maximum), returning: 0) }
+        guard bodyBytes + piece.count <= limit else { return stop(.tooLarge(limit: limit), returning: 0) }
         switch sink {
         case .collect:
             collected.append(contentsOf: piece)
-        case .file(let descriptor, let path, _):
+        case .file(let descriptor, let path, _), .resume(let descriptor, let path, _, _):
             var offset = 0
             while offset < piece.count, let base = piece.baseAddress {
                 let written = write(descriptor, base + offset, piece.count - offset)
@@ -141,9 +150,54 @@ final class HTTPTransferState {
         return piece.count
     }
 
+    /// Readies the sink for a 2xx body once its headers are in: for a resumed download, takes
+    /// a 206 from where the file ends or starts the file again; false when the response is
+    /// refused.
+    private func startBody() -> Bool {
+        guard case .resume(let descriptor, let path, let from, let size) = sink else { return true }
+        var start = 0
+        if status == 206 {
+            let range = headers.first { $0.name.lowercased() == "content-range" }?.value ?? ""
+            guard let served = Self.contentRange(range), served.first == from, served.last == size - 1,
+                served.total == nil || served.total == size
+            else {
+                return stop(
+                    .refusedResponse(
+                        reason: "a partial answer (206) with Content-Range '\(range.prefix(100))' where bytes \(from)-\(size - 1) of \(size) were asked for"),
+                    returning: false)
+            }
+            start = from
+        } else if ftruncate(descriptor, 0) != 0 {
+            return stop(.localFile(path: path, errno: errno), returning: false)
+        }
+        guard lseek(descriptor, off_t(start), SEEK_SET) == off_t(start) else {
+            return stop(.localFile(path: path, errno: errno), returning: false)
+        }
+        resumedFrom = start
+        limit = size - start
+        return true
+    }
+
+    /// `bytes FIRST-LAST/TOTAL` (TOTAL may be `*`, read as nil); nil for anything else.
+    static func contentRange(_ value: String) -> (first: Int, last: Int, total: Int?)? {
+        guard value.hasPrefix("bytes "), let dash = value.firstIndex(of: "-"), let slash = value.firstIndex(of: "/"),
+            dash < slash
+        else { return nil }
+        let digits = { (text: Substring) -> Int? in
+            text.utf8.allSatisfy({ (48...57).contains($0) }) && (1...18).contains(text.utf8.count) ? Int(text) : nil
+        }
+        guard let first = digits(value[value.index(value.startIndex, offsetBy: 6)..<dash]),
+            let last = digits(value[value.index(after: dash)..<slash]), first <= last
+        else { return nil }
+        let totalText = value[value.index(after: slash)...]
+        if totalText == "*" { return (first, last, nil) }
+        guard let total = digits(totalText), last < total else { return nil }
+        return (first, last, total)
+    }
+
     fileprivate func moved(sent: Int, received: Int) -> Int32 {
         if isCancelled() { return stop(.cancelled, returning: 1) }
-        progress(HTTPProgress(sent: sent, received: received))
+        progress(HTTPProgress(sent: sent, received: received, resumedFrom: resumedFrom))
         return 0
     }
 

@@ -1,0 +1,150 @@
+import ForkStore
+import ForkStoreGit
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+extension LFSTransport {
+    /// Brings `objects` into `folder`, in batches of 100; those already there are skipped.
+    /// Each goes to its partial file, resuming from what an earlier download left there when
+    /// the server honours `Range`, never past its size, and is moved into place only when it
+    /// hashes to its id. A failure of one object (missing on the server, corrupt, refused)
+    /// lets the others go on and is thrown at the end; its partial file is removed unless
+    /// the connection broke, which a later download resumes from.
+    package func download(_ objects: [AssetObject], into folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws {
+        let wanted = Self.distinct(objects).filter { !folder.contains($0.id, size: $0.size) }
+        guard !wanted.isEmpty else { return }
+        let session = try client.session()
+        var secrets = secrets()
+        var firstFailure: AssetTransferFailure?
+        for start in stride(from: 0, to: wanted.count, by: LFSBatchRequest.maximumObjects) {
+            let batch = Array(wanted[start..<min(start + LFSBatchRequest.maximumObjects, wanted.count)])
+            let answer = try self.batch(.download, batch, session: session, secrets: secrets)
+            for object in batch {
+                do {
+                    switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
+                    case .actions(let actions):
+                        guard let action = actions["download"] else {
+                            throw AssetTransferFailure.refused(object.id, reason: "the server gave no download action")
+                        }
+                        secrets.add(action)
+                        try fetch(object, into: folder, action: action, session: session, secrets: secrets, progress: progress)
+                    case .error(let code, let message):
+                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message))
+                    case .refused(let reason):
+                        throw AssetTransferFailure.refused(object.id, reason: reason)
+                    }
+                } catch let failure as AssetTransferFailure {
+                    if firstFailure == nil { firstFailure = failure }
+                }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+    }
+
+    /// Downloads one object into its partial file and commits it; a server that answers a
+    /// resumed request with 416 gets one more request for the whole object.
+    private func fetch(
+        _ object: AssetObject, into folder: AssetFolder, action: LFSAction, session: HTTPSession, secrets: LFSSecrets,
+        progress: (AssetTransferCount) -> Void
+    ) throws {
+        let partial = folder.partialPath(of: object.id)
+        try folder.makeFolder((partial as NSString).deletingLastPathComponent)
+        for attempt in 1...2 {
+            let descriptor = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
+            guard descriptor >= 0 else { throw Self.fileFailure(path: partial, errno: errno) }
+            var closed = false
+            defer { if !closed { close(descriptor) } }
+            var info = stat()
+            guard fstat(descriptor, &info) == 0 else { throw Self.fileFailure(path: partial, errno: errno) }
+            var have = Int(info.st_size)
+            if have > object.size || attempt > 1 {
+                guard ftruncate(descriptor, 0) == 0 else { throw Self.fileFailure(path: partial, errno: errno) }
+                have = 0
+            }
+            if have == object.size, object.size > 0 {
+                // A download that stopped after its last byte: only the check is left. Bytes
+                // that do not hash are removed by the check, and fetched again.
+                close(descriptor)
+                closed = true
+                do {
+                    try commit(object, partial: partial, folder: folder)
+                    progress(AssetTransferCount(object: object, bytes: object.size))
+                    return
+                } catch is AssetTransferFailure {
+                    continue
+                }
+            }
+            var extra: [HTTPHeader] = []
+            if have > 0, let range = HTTPHeader("Range", "bytes=\(have)-") { extra.append(range) }
+            let request = HTTPRequest(.get, action.href, headers: headers(for: action, adding: extra))
+            let response: HTTPResponse
+            do {
+                response = try perform(
+                    request, body: .resume(descriptor: descriptor, path: partial, from: have, size: object.size), session: session
+                ) { moved in
+                    progress(AssetTransferCount(object: object, bytes: moved.resumedFrom + moved.received))
+                }
+            } catch .tooLarge {
+                unlink(partial)
+                throw AssetTransferFailure.corrupt(object.id, reason: "the server sent more than its \(object.size) bytes")
+            } catch .refusedResponse(let reason) {
+                unlink(partial)
+                throw AssetTransferFailure.refused(object.id, reason: secrets.scrubbed("the server sent \(reason)"))
+            } catch {
+                throw transferFailure(error, at: action.href, secrets: secrets)
+            }
+            if response.status == 416, have > 0, attempt == 1 { continue }
+            guard response.isSuccess else {
+                throw actionFailure(object.id, response, at: action.href, secrets: secrets, download: true)
+            }
+            close(descriptor)
+            closed = true
+            try commit(object, partial: partial, folder: folder)
+            return
+        }
+        throw AssetTransferFailure.refused(object.id, reason: "the server answered 416 to a request for the whole object")
+    }
+
+    /// Moves a finished partial file into place if it hashes to the id (the folder removes it
+    /// otherwise).
+    private func commit(_ object: AssetObject, partial: String, folder: AssetFolder) throws {
+        do {
+            try folder.commit(partial, as: object.id, size: object.size)
+        } catch {
+            if error.code == .assetCorrupt { throw AssetTransferFailure.corrupt(object.id, reason: error.reason ?? error.message) }
+            throw error
+        }
+    }
+}
+
+extension LFSTransport {
+    /// Each object once, in the order given.
+    static func distinct(_ objects: [AssetObject]) -> [AssetObject] {
+        var seen = Set<AssetID>()
+        return objects.filter { seen.insert($0.id).inserted }
+    }
+
+    /// A batch answer's error for one object: 404 and 410 say the server does not have it.
+    static func objectFailure(_ id: AssetID, code: Int, message: String) -> AssetTransferFailure {
+        if code == 404 || code == 410 { return .missingOnRemote(id) }
+        return .refused(id, reason: "the server answered \(code) about it\(message.isEmpty ? "" : ": \(message)")")
+    }
+
+    /// A failed status for an action's request: 401, 403 and 5xx fail the whole transfer;
+    /// a 404 or 410 of a download says the object is missing; anything else refuses the object.
+    func actionFailure(_ id: AssetID, _ response: HTTPResponse, at url: HTTPURL, secrets: LFSSecrets, download: Bool) -> any Error {
+        let reason = secrets.scrubbed("\(url.redacted) answered \(response.status)\(Self.serverMessage(response))")
+        switch response.status {
+        case 401: return TransferFailure.authentication(reason: reason)
+        case 403: return TransferFailure.accessDenied(reason: reason)
+        case 404 where download, 410 where download: return AssetTransferFailure.missingOnRemote(id)
+        case 500...: return TransferFailure.transport(reason: reason)
+        default: return AssetTransferFailure.refused(id, reason: reason)
+        }
+    }
+}

@@ -1,0 +1,106 @@
+import ForkStore
+import ForkStoreGit
+import Foundation
+
+extension LFSTransport {
+    /// Sends those of `objects` the server lacks, reading each from `folder`, in batches of
+    /// 100: a `PUT` of the whole file to the upload action's href (a stopped upload starts its
+    /// object again), then the verify action when there is one. Returns how many were sent;
+    /// those the server has already are skipped. A failure of one object (not in `folder`,
+    /// refused by the server) lets the others go on and is thrown at the end.
+    package func upload(_ objects: [AssetObject], from folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws -> Int {
+        let session = try client.session()
+        var secrets = secrets()
+        var firstFailure: AssetTransferFailure?
+        var sent = 0
+        var present: [AssetObject] = []
+        for object in Self.distinct(objects) {
+            if folder.contains(object.id, size: object.size) {
+                present.append(object)
+            } else if firstFailure == nil {
+                firstFailure = .missingLocally(object.id)
+            }
+        }
+        for start in stride(from: 0, to: present.count, by: LFSBatchRequest.maximumObjects) {
+            let batch = Array(present[start..<min(start + LFSBatchRequest.maximumObjects, present.count)])
+            let answer = try self.batch(.upload, batch, session: session, secrets: secrets)
+            for object in batch {
+                do {
+                    switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
+                    case .actions(let actions):
+                        guard let upload = actions["upload"] else { continue }  // the server has it
+                        secrets.add(upload)
+                        if let verify = actions["verify"] { secrets.add(verify) }
+                        try put(object, from: folder, action: upload, session: session, secrets: secrets, progress: progress)
+                        if let verify = actions["verify"] {
+                            try self.verify(object, action: verify, session: session, secrets: secrets)
+                        }
+                        sent += 1
+                    case .error(let code, let message):
+                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message))
+                    case .refused(let reason):
+                        throw AssetTransferFailure.refused(object.id, reason: reason)
+                    }
+                } catch let failure as AssetTransferFailure {
+                    if firstFailure == nil { firstFailure = failure }
+                }
+            }
+        }
+        if let firstFailure { throw firstFailure }
+        return sent
+    }
+
+    /// Streams the object's file to the upload action's href.
+    private func put(
+        _ object: AssetObject, from folder: AssetFolder, action: LFSAction, session: HTTPSession, secrets: LFSSecrets,
+        progress: (AssetTransferCount) -> Void
+    ) throws {
+        var extra: [HTTPHeader] = []
+        if !action.headers.contains(where: { $0.name.lowercased() == "content-type" }),
+            let type = HTTPHeader("Content-Type", "application/octet-stream")
+        {
+            extra.append(type)
+        }
+        let request = HTTPRequest(
+            .put, action.href, headers: headers(for: action, adding: extra),
+            body: .file(path: folder.path(of: object.id), size: object.size))
+        let response: HTTPResponse
+        do {
+            response = try perform(request, body: .collect(maximum: HTTPResponse.errorBodyLimit), session: session) { moved in
+                progress(AssetTransferCount(object: object, bytes: moved.sent))
+            }
+        } catch .localFile(let path, let code) where path == folder.path(of: object.id) && code == ENOENT {
+            throw AssetTransferFailure.missingLocally(object.id)
+        } catch {
+            throw transferFailure(error, at: action.href, secrets: secrets)
+        }
+        guard response.isSuccess else { throw actionFailure(object.id, response, at: action.href, secrets: secrets, download: false) }
+    }
+
+    /// Tells the server the upload is done (`{"oid", "size"}`); it checks the object.
+    private func verify(_ object: AssetObject, action: LFSAction, session: HTTPSession, secrets: LFSSecrets) throws {
+        let body = LFSBatchRequest.verifyBody(object)
+        let extra = [HTTPHeader("Accept", LFSBatchRequest.mediaType), HTTPHeader("Content-Type", LFSBatchRequest.mediaType)]
+            .compactMap { $0 }
+        let request = HTTPRequest(.post, action.href, headers: headers(for: action, adding: extra), body: .bytes(body))
+        let response: HTTPResponse
+        do {
+            response = try perform(request, body: .collect(maximum: HTTPResponse.errorBodyLimit), session: session)
+        } catch {
+            throw transferFailure(error, at: action.href, secrets: secrets)
+        }
+        guard response.isSuccess else {
+            throw AssetTransferFailure.refused(
+                object.id,
+                reason: secrets.scrubbed("the server did not verify the upload: \(action.href.redacted) answered \(response.status)\(Self.serverMessage(response))"))
+        }
+    }
+}
+
+extension LFSBatchRequest {
+    /// The body of a verify request: `{"oid": …, "size": …}`.
+    static func verifyBody(_ object: AssetObject) -> [UInt8] {
+        JSONValue.object([.init(key: "oid", value: .string(object.id.hex)), .init(key: "size", value: .number(String(object.size)))])
+            .canonicalBytes
+    }
+}

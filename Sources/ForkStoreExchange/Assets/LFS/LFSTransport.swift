@@ -1,0 +1,218 @@
+import ForkStore
+import ForkStoreGit
+import Foundation
+
+/// Assets over the Git LFS batch API and its `basic` transfer, on any Git LFS server
+/// (giftless, GitHub, GitLab, Gitea, lfs-test-server…), through libcurl.
+///
+/// - The batch request: `POST <endpoint>/objects/batch`, `Accept` and `Content-Type`
+///   `application/vnd.git-lfs+json`, at most 100 objects (`oid`, `size`) a request. The answer
+///   is read strictly (``LFSBatchAnswer``) and must answer every object with its size.
+/// - Upload: `PUT` of the object's file to the `upload` action's href, streamed from disk with
+///   its length, then `POST` to the `verify` action when the server gives one. An object the
+///   server already has comes without an upload action and is skipped. An upload that stopped
+///   half-way starts its object again: the basic transfer has no way to resume a `PUT`.
+/// - Download: `GET` of the `download` action's href into the object's partial file
+///   (``AssetFolder/partialPath(of:)``). When an earlier download left bytes there, the
+///   request asks `Range: bytes=N-`; a 206 is taken only with the matching `Content-Range`,
+///   any other 2xx starts the file again; never more than the object's size is accepted. Then
+///   ``AssetFolder/commit(_:as:size:)`` moves it into place only if it hashes to its id.
+/// - Credentials (basic authentication) go to the endpoint's own origin (scheme, host and
+///   port) only. An action's request carries the action's own headers, and the credentials
+///   only when its href has the endpoint's origin and the action sets no `Authorization`.
+/// - Redirects: see ``HTTPSession`` (same origin only, at most 3).
+/// - Failures: of the whole transfer, `TransferFailure` (401: authentication, 403: access
+///   denied, 404 on the endpoint: not a repository, no connection or a timeout: unreachable,
+///   TLS: untrusted server, 5xx and anything else: transport); of one object,
+///   ``AssetTransferFailure`` (the server's 404 or 410 for it: missing on the remote; bytes
+///   that do not hash or run long: corrupt; anything else it says or does about it: refused).
+///   A transfer goes on past a failure of one object and throws the first one at the end; a
+///   failure of the whole transfer stops it at once. A task's cancellation, or `isCancelled`,
+///   stops it with `CancellationError`. No message holds the password, the server's tokens
+///   (action headers) or an href's query.
+package struct LFSTransport: AssetTransport {
+    /// The LFS endpoint (`…/info/lfs` for most git hosts; giftless: `http://host/ORG/REPO`).
+    package let endpoint: HTTPURL
+    /// The user name of basic authentication; nil for none.
+    package let username: String?
+    private let password: String?
+    /// Timeouts and trust of every request.
+    package let client: HTTPClient
+    private let isCancelled: @Sendable () -> Bool
+
+    /// A transport to the LFS server at `endpoint`, an http(s) URL without a user, password,
+    /// query or fragment. `username` and `password` sign in with basic authentication (both or
+    /// neither). `trust` `.acceptAny` takes any TLS certificate (tests only).
+    package init(
+        endpoint: String, username: String? = nil, password: String? = nil, trust: HTTPClient.Trust = .verify,
+        connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60),
+        isCancelled: @escaping @Sendable () -> Bool = { false }
+    ) throws(InvalidLFSEndpoint) {
+        let trimmed = endpoint.trimmingCharacters(in: .whitespaces)
+        guard let url = HTTPURL(trimmed), !url.hasQuery, !url.hasFragment else {
+            throw InvalidLFSEndpoint(
+                endpoint: Remote.redacted(trimmed),
+                reason: "an LFS endpoint is an http or https URL without a user, password, query or fragment")
+        }
+        guard (username == nil) == (password == nil) else {
+            throw InvalidLFSEndpoint(endpoint: url.redacted, reason: "basic authentication needs both a user name and a password")
+        }
+        self.endpoint = url
+        self.username = username
+        self.password = password
+        client = HTTPClient(connectTimeout: connectTimeout, readTimeout: readTimeout, trust: trust)
+        self.isCancelled = isCancelled
+    }
+
+    /// The batch URL: `<endpoint>/objects/batch`.
+    package var batchURL: HTTPURL? { endpoint.appending(path: "objects/batch") }
+
+    // MARK: Batches
+
+    /// Asks the server about `objects` (at most ``LFSBatchRequest/maximumObjects``).
+    func batch(_ operation: LFSOperation, _ objects: [AssetObject], session: HTTPSession, secrets: LFSSecrets) throws -> LFSBatchAnswer {
+        guard let url = batchURL else {
+            throw TransferFailure.transport(reason: "no batch URL can be made from \(endpoint.redacted)")
+        }
+        let request = LFSBatchRequest(operation, objects)
+        var headers = [HTTPHeader("Accept", LFSBatchRequest.mediaType), HTTPHeader("Content-Type", LFSBatchRequest.mediaType)]
+            .compactMap { $0 }
+        if let authorization { headers.append(authorization) }
+        let limit = LFSBatchRequest.answerLimit(objects: objects.count)
+        let response: HTTPResponse
+        do {
+            response = try perform(HTTPRequest(.post, url, headers: headers, body: .bytes(request.body)), body: .collect(maximum: limit), session: session)
+        } catch .tooLarge(let limit) {
+            throw TransferFailure.transport(
+                reason: "the batch answer of \(url.redacted) ran past \(limit) bytes, more than an answer about \(objects.count) objects takes")
+        } catch {
+            throw transferFailure(error, at: url, secrets: secrets)
+        }
+        guard response.isSuccess else { throw statusFailure(response, at: url, secrets: secrets) }
+        do {
+            return try LFSBatchAnswer(parsing: response.body, for: request)
+        } catch {
+            throw TransferFailure.corruptData(reason: secrets.scrubbed("the batch answer of \(url.redacted) is refused: \(error.reason)"))
+        }
+    }
+
+    // MARK: Requests
+
+    /// Sends one request, stopping it when the task is cancelled or `isCancelled` says so.
+    func perform(
+        _ request: HTTPRequest, body: HTTPResponseBody, session: HTTPSession, progress: (HTTPProgress) -> Void = { _ in }
+    ) throws(HTTPFailure) -> HTTPResponse {
+        try session.perform(request, body: body, isCancelled: isCancelled, progress: progress)
+    }
+
+    /// The `Authorization` header of basic authentication, or nil without credentials.
+    var authorization: HTTPHeader? {
+        guard let username, let password else { return nil }
+        return HTTPHeader("Authorization", "Basic " + Data("\(username):\(password)".utf8).base64EncodedString())
+    }
+
+    /// The headers of an action's request: the action's own, and the credentials only when the
+    /// href has the endpoint's origin and the action sets no `Authorization` of its own.
+    func headers(for action: LFSAction, adding extra: [HTTPHeader] = []) -> [HTTPHeader] {
+        var headers = action.headers
+        if action.href.origin == endpoint.origin, !headers.contains(where: { $0.name.lowercased() == "authorization" }),
+            let authorization
+        {
+            headers.append(authorization)
+        }
+        return headers + extra
+    }
+
+    /// The secrets of this transport: every form of the password.
+    func secrets() -> LFSSecrets {
+        var secrets = LFSSecrets()
+        if let username, let password { secrets.add(Credentials.userPassword(username: username, password: password).secrets) }
+        return secrets
+    }
+
+    // MARK: Failures
+
+    /// A request that got no response, as a failure of the whole transfer; a cancellation
+    /// as `CancellationError`, a local file's failure as the store's error.
+    func transferFailure(_ failure: HTTPFailure, at url: HTTPURL, secrets: LFSSecrets) -> any Error {
+        switch failure {
+        case .unreachable(let reason): return TransferFailure.unreachable(reason: secrets.scrubbed(reason))
+        case .untrustedServer(let reason): return TransferFailure.untrustedServer(reason: secrets.scrubbed(reason))
+        case .redirectRefused(let from, let to):
+            return TransferFailure.redirectRefused(reason: "\(url.redacted) redirected from \(from) to \(to)")
+        case .redirectNotFollowed(let reason): return TransferFailure.transport(reason: secrets.scrubbed(reason))
+        case .tooLarge(let limit): return TransferFailure.transport(reason: "\(url.redacted) sent more than \(limit) bytes")
+        case .refusedResponse(let reason): return TransferFailure.transport(reason: secrets.scrubbed("\(url.redacted) sent \(reason)"))
+        case .cancelled: return CancellationError()
+        case .localFile(let path, let code): return Self.fileFailure(path: path, errno: code)
+        case .transport(let reason): return TransferFailure.transport(reason: secrets.scrubbed(reason))
+        }
+    }
+
+    /// A local file that failed, as the store reports one.
+    static func fileFailure(path: String, errno code: Int32) -> StoreError {
+        StoreError.fileSystem(path: path, reason: "\(String(cString: strerror(code))) (errno \(code))")
+    }
+
+    /// A response whose status says the request failed, as a failure of the whole transfer:
+    /// 401 authentication, 403 access denied, 404 not a repository, anything else transport.
+    func statusFailure(_ response: HTTPResponse, at url: HTTPURL, secrets: LFSSecrets) -> TransferFailure {
+        let reason = secrets.scrubbed("\(url.redacted) answered \(response.status)\(Self.serverMessage(response))")
+        return switch response.status {
+        case 401: .authentication(reason: reason)
+        case 403: .accessDenied(reason: reason)
+        case 404: .notARepository(reason: reason)
+        default: .transport(reason: reason)
+        }
+    }
+
+    /// `: <message>` from a failed response's body (the `message` of a Git LFS error's
+    /// JSON, or its first line of text), or nothing.
+    static func serverMessage(_ response: HTTPResponse) -> String {
+        let text: String
+        if let value = try? JSONValue(parsing: response.body), case .string(let message) = value["message"] {
+            text = message
+        } else {
+            text = String(decoding: response.body.prefix(400), as: UTF8.self)
+                .split(whereSeparator: \.isNewline).first.map(String.init) ?? ""
+        }
+        let shown = LFSBatchAnswer.shown(text.trimmingCharacters(in: .whitespaces))
+        return shown.isEmpty ? "" : ": \(shown)"
+    }
+}
+
+/// An LFS endpoint that cannot be used: its URL (without a password) and why.
+package struct InvalidLFSEndpoint: Error, Sendable, Equatable, CustomStringConvertible {
+    package var endpoint: String
+    package var reason: String
+    package var description: String { "the LFS endpoint '\(endpoint)' cannot be used: \(reason)" }
+}
+
+/// Text a message must never show: the password in every form a server could echo it, and
+/// the tokens a server handed out (action headers' values, hrefs' queries).
+struct LFSSecrets {
+    private var values: [String] = []
+
+    mutating func add(_ secrets: [String]) {
+        for secret in secrets where secret.utf8.count >= 4 && !values.contains(secret) { values.append(secret) }
+        values.sort { $0.utf8.count > $1.utf8.count }
+    }
+
+    /// Adds an action's secrets: its header values (and the token of `Bearer …`/`Basic …`
+    /// alone), and its href's query.
+    mutating func add(_ action: LFSAction) {
+        var found: [String] = []
+        for header in action.headers {
+            found.append(header.value)
+            if let space = header.value.firstIndex(of: " ") { found.append(String(header.value[header.value.index(after: space)...])) }
+        }
+        if let question = action.href.text.firstIndex(of: "?") {
+            found.append(String(action.href.text[action.href.text.index(after: question)...]))
+        }
+        add(found)
+    }
+
+    func scrubbed(_ text: String) -> String {
+        values.reduce(text) { $0.replacingOccurrences(of: $1, with: "(hidden)") }
+    }
+}
