@@ -10,6 +10,7 @@
 #   scripts/fuzz.sh [--seconds N] [target...]   (default: 10 s, every target)
 set -euo pipefail
 cd "$(dirname "$0")/.."
+bash scripts/setup.sh
 
 seconds=10
 targets=()

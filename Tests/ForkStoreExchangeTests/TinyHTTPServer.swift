@@ -96,7 +96,16 @@ final class TinyHTTPServer: Sendable {
             let request = Request(requestLine: lines.first ?? "", headers: headers, body: body)
             received.withLock { $0.append(request) }
             let response = Array(respond(request).utf8)
-            _ = response.withUnsafeBytes { write(connection, $0.baseAddress, $0.count) }
+            // MSG_NOSIGNAL: a client that stops reading (a refused body) must not kill the
+            // test process with SIGPIPE.
+            var offset = 0
+            while offset < response.count {
+                let sent = response.withUnsafeBytes { bytes in
+                    bytes.baseAddress.map { send(connection, $0 + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) } ?? -1
+                }
+                guard sent > 0 else { break }
+                offset += sent
+            }
             close(connection)
         }
     }
