@@ -33,6 +33,8 @@ final class HTTPTransferState {
     private var limit: Int
     /// Where a resumed download's body starts in its file.
     private(set) var resumedFrom = 0
+    /// Whether the sink was readied for the current response's 2xx body.
+    private var bodyStarted = false
 
     // The request body.
     private var bytes: [UInt8] = []
@@ -105,7 +107,7 @@ final class HTTPTransferState {
         headerBytes += line.count
         guard headerBytes <= Self.headerLimit else { return stop(.tooLarge(limit: Self.headerLimit), returning: 0) }
         var text = String(decoding: line, as: UTF8.self)
-        while text.last == "\n" || text.last == "\r" { text.removeLast() }
+        while text.last?.isNewline == true { text.removeLast() }  // "\r\n" is one Character
         if text.isEmpty {
             // The end of a response's headers: a 2xx body starts next (maybe empty).
             if (200..<300).contains(status), !startBody() { return 0 }
@@ -113,6 +115,7 @@ final class HTTPTransferState {
             let fields = text.split(separator: " ", maxSplits: 2)
             status = fields.count > 1 ? Int(fields[1]) ?? 0 : 0
             headers = []
+            bodyStarted = false
         } else if let colon = text.firstIndex(of: ":"),
             let header = HTTPHeader(
                 String(text[..<colon]), text[text.index(after: colon)...].trimmingCharacters(in: .whitespaces))
@@ -133,6 +136,7 @@ final class HTTPTransferState {
             collected.append(contentsOf: piece.prefix(max(0, HTTPResponse.errorBodyLimit - collected.count)))
             return piece.count
         }
+        guard startBody() else { return 0 }
         guard bodyBytes + piece.count <= limit else { return stop(.tooLarge(limit: limit), returning: 0) }
         switch sink {
         case .collect:
@@ -150,10 +154,12 @@ final class HTTPTransferState {
         return piece.count
     }
 
-    /// Readies the sink for a 2xx body once its headers are in: for a resumed download, takes
+    /// Readies the sink for a 2xx body once its headers are in (once a response): for a resumed download, takes
     /// a 206 from where the file ends or starts the file again; false when the response is
     /// refused.
     private func startBody() -> Bool {
+        guard !bodyStarted else { return failure == nil }
+        bodyStarted = true
         guard case .resume(let descriptor, let path, let from, let size) = sink else { return true }
         var start = 0
         if status == 206 {

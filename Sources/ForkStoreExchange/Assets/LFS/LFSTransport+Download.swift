@@ -96,11 +96,16 @@ extension LFSTransport {
                 unlink(partial)
                 throw AssetTransferFailure.refused(object.id, reason: secrets.scrubbed("the server sent \(reason)"))
             } catch {
+                Self.removeIfEmpty(partial, descriptor: descriptor)
                 throw transferFailure(error, at: action.href, secrets: secrets)
             }
             if response.status == 416, have > 0, attempt == 1 { continue }
             guard response.isSuccess else {
-                throw actionFailure(object.id, response, at: action.href, secrets: secrets, download: true)
+                // The object's own failure ends its download; the whole transfer's (a 5xx, a
+                // 401) leaves what came so far for the next one.
+                let failure = actionFailure(object.id, response, at: action.href, secrets: secrets, download: true)
+                if failure is AssetTransferFailure { unlink(partial) } else { Self.removeIfEmpty(partial, descriptor: descriptor) }
+                throw failure
             }
             close(descriptor)
             closed = true
@@ -123,6 +128,13 @@ extension LFSTransport {
 }
 
 extension LFSTransport {
+    /// Removes a partial file that holds nothing (made by this download), so a failure leaves
+    /// no empty file behind.
+    static func removeIfEmpty(_ partial: String, descriptor: Int32) {
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_size == 0 { unlink(partial) }
+    }
+
     /// Each object once, in the order given.
     static func distinct(_ objects: [AssetObject]) -> [AssetObject] {
         var seen = Set<AssetID>()
