@@ -30,6 +30,7 @@ extension FuzzTarget {
         .delta,
         .wire,
         .incomingPack,
+        .lfsBatch,
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

@@ -74,3 +74,18 @@ with tempfile.TemporaryDirectory() as tmp:
     write("ssh", b"\x03" + unarmor(signature), "signature-wire")
     write("ssh", b"\x04" + private, "private-key-text")
     write("ssh", b"\x04" + signature, "signature-text")
+
+# Git LFS batch answers (lfs-batch): giftless 0.6.2's own (tokens shortened), and malformed ones.
+# The fuzz target asks about the SHA-256 of "a" and of "b", one byte each.
+lfs_a = hashlib.sha256(b"a").hexdigest()
+lfs_b = hashlib.sha256(b"b").hexdigest()
+lfs_href = "http://127.0.0.1:18555/org/repo/objects/storage/"
+for text in [
+        '{"transfer": "basic", "objects": [{"oid": "%s", "size": 1, "actions": {"upload": {"href": "%s%s", "header": {"Authorization": "Bearer eyJhbGciOiJIUzI1NiJ9.e30.x"}, "expires_in": 900}, "verify": {"href": "%sverify", "header": {"Authorization": "Bearer eyJ9.e30.y"}, "expires_in": 43200}}, "authenticated": true}, {"oid": "%s", "size": 1}]}' % (lfs_a, lfs_href, lfs_a, lfs_href, lfs_b),
+        '{"transfer": "basic", "objects": [{"oid": "%s", "size": 1, "actions": {"download": {"href": "%s%s?jwt=eyJ9.e30.z", "header": {}, "expires_in": 900}}, "authenticated": true}, {"oid": "%s", "size": 1, "error": {"code": 404, "message": "Object does not exist"}}]}' % (lfs_a, lfs_href, lfs_a, lfs_b),
+        '{"objects": [{"oid": "%s", "size": 1, "actions": {"download": {"href": "https://[::1]:8443/o", "expires_at": "2030-01-01T00:00:00Z"}}}, {"oid": "%s", "size": 1, "actions": {"download": {"href": "http://example.com/%%2e%%2e/o", "header": {"X-A": "b\\tc"}}}}]}' % (lfs_a, lfs_b),
+        '{"objects": [{"oid": "%s", "size": 1, "actions": {"download": {"href": "file:///etc/passwd"}}}, {"oid": "%s", "size": 2}]}' % (lfs_a, lfs_b),
+        '{"objects": [{"oid": "%s", "size": 1, "actions": {"download": {"href": "http://u:p@h/o", "header": {"Content-Length": "1", "X": "a\\r\\nB: c"}}}}]}' % lfs_a,
+        '{"transfer": "ssh", "objects": []}', '{"objects": {}}', '[]', '{"objects": [{"oid": "%s", "size": "1"}]}' % lfs_a.upper(),
+        '{"message": "404 Not Found"}']:
+    write("lfs-batch", text)
