@@ -3,6 +3,9 @@ import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 import Testing
 
@@ -292,6 +295,39 @@ struct LFSHostileServerTests {
         }
         #expect(reason.contains("Content-Range"))
         #expect(server.requests.last?.headers["range"] == "bytes=5-")
+        #expect(lab.files().isEmpty)
+    }
+
+    /// A server that takes the connection and never answers fails the transfer as unreachable
+    /// once no byte has moved for the read timeout; cancelling stops a transfer at once.
+    @Test func aSilentServerTimesOutAndCancellingStops() async throws {
+        // A socket that listens and never accepts: the kernel completes the connection, the
+        // request is sent, and no answer ever comes.
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(silent, $0, length) == 0 && listen(silent, 4) == 0 && getsockname(silent, $0, &length) == 0 }
+        }
+        try #require(bound)
+        let port = Int(UInt16(bigEndian: address.sin_port))
+        let lab = LFSLab()
+        let slow = try LFSTransport(endpoint: "http://127.0.0.1:\(port)/org/repo", readTimeout: .seconds(1))
+        let error = await failure { try await download(slow, [Self.object], into: lab.assets("a")) }
+        guard case .unreachable = error as? TransferFailure else {
+            Issue.record("expected unreachable, got \(String(describing: error))")
+            return
+        }
+
+        let server = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
+            TinyHTTPServer.response("200 OK", body: String(decoding: Self.bytes, as: UTF8.self))
+        }
+        let cancelled = try LFSTransport(endpoint: server.url + "/org/repo", isCancelled: { true })
+        let error2 = await failure { try await download(cancelled, [Self.object], into: lab.assets("b")) }
+        #expect(error2 is CancellationError, "\(String(describing: error2))")
         #expect(lab.files().isEmpty)
     }
 }
