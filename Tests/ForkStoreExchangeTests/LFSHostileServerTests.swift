@@ -330,4 +330,36 @@ struct LFSHostileServerTests {
         #expect(error2 is CancellationError, "\(String(describing: error2))")
         #expect(lab.files().isEmpty)
     }
+
+    /// The batch endpoint's status sorts the failure of the whole transfer; an action's 5xx
+    /// fails it too (the object is not to blame), its 403 is access denied.
+    @Test func statusesSortTheFailure() async throws {
+        let cases: [(String, (TransferFailure) -> Bool)] = [
+            ("401 Unauthorized", { if case .authentication = $0 { true } else { false } }),
+            ("403 Forbidden", { if case .accessDenied = $0 { true } else { false } }),
+            ("404 Not Found", { if case .notARepository = $0 { true } else { false } }),
+            ("503 Service Unavailable", { if case .transport = $0 { true } else { false } }),
+            ("422 Unprocessable Entity", { if case .transport = $0 { true } else { false } }),
+        ]
+        for (status, expected) in cases {
+            let batch = try Self.server(batch: { _ in TinyHTTPServer.response(status, body: #"{"message":"no"}"#) })
+            let (error, _) = try await Self.downloadFailure(from: batch)
+            #expect((error as? TransferFailure).map(expected) == true, "\(status): \(String(describing: error))")
+            let action = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
+                TinyHTTPServer.response(status, body: "no")
+            }
+            let (error2, lab) = try await Self.downloadFailure(from: action)
+            if status.hasPrefix("404") {
+                #expect(error2 as? AssetTransferFailure == .missingOnRemote(Self.object.id))
+            } else if status.hasPrefix("422") {
+                guard case .refused = error2 as? AssetTransferFailure else {
+                    Issue.record("\(status): \(String(describing: error2))")
+                    continue
+                }
+            } else {
+                #expect((error2 as? TransferFailure).map(expected) == true, "\(status): \(String(describing: error2))")
+            }
+            #expect(lab.files().isEmpty)
+        }
+    }
 }
