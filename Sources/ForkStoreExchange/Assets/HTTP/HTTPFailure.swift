@@ -13,8 +13,9 @@ package enum HTTPFailure: Error, Sendable, Equatable {
     /// A redirect that is not followed for another reason: too many in a row, one without a
     /// usable `Location`, or one that would change the method of a request with a body.
     case redirectNotFollowed(reason: String)
-    /// The response body passed the most the request accepts, in bytes; the transfer was
-    /// stopped there.
+    /// A 2xx response body passed the most the request accepts, in bytes (or declared a
+    /// larger length); the transfer was stopped there. (Headers over 256 KiB, or another
+    /// status's body over 1 MiB, are ``transport(reason:)``.)
     case tooLarge(limit: Int)
     /// The response broke a rule of the request: a 206 whose `Content-Range` is not the
     /// range asked for (``HTTPResponseBody/resume(descriptor:path:from:size:)``).

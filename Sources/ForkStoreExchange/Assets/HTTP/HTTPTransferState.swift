@@ -105,7 +105,9 @@ final class HTTPTransferState {
     /// Reads one header line: a status line starts a new response (after a 100 Continue).
     fileprivate func receiveHeader(_ line: UnsafeRawBufferPointer) -> Int {
         headerBytes += line.count
-        guard headerBytes <= Self.headerLimit else { return stop(.tooLarge(limit: Self.headerLimit), returning: 0) }
+        guard headerBytes <= Self.headerLimit else {
+            return stop(.transport(reason: "the response's headers passed \(Self.headerLimit) bytes"), returning: 0)
+        }
         var text = String(decoding: line, as: UTF8.self)
         while text.last?.isNewline == true { text.removeLast() }  // "\r\n" is one Character
         if text.isEmpty {
@@ -131,7 +133,8 @@ final class HTTPTransferState {
         guard (200..<300).contains(status) else {
             errorBodyBytes += piece.count
             guard errorBodyBytes <= HTTPResponse.errorBodyReadLimit else {
-                return stop(.tooLarge(limit: HTTPResponse.errorBodyReadLimit), returning: 0)
+                return stop(
+                    .transport(reason: "the body of a \(status) answer passed \(HTTPResponse.errorBodyReadLimit) bytes"), returning: 0)
             }
             collected.append(contentsOf: piece.prefix(max(0, HTTPResponse.errorBodyLimit - collected.count)))
             return piece.count

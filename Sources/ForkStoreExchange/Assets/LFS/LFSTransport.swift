@@ -193,8 +193,10 @@ package struct InvalidLFSEndpoint: Error, Sendable, Equatable, CustomStringConve
 struct LFSSecrets {
     private var values: [String] = []
 
-    mutating func add(_ secrets: [String]) {
-        for secret in secrets where secret.utf8.count >= 4 && !values.contains(secret) { values.append(secret) }
+    /// Adds secrets, longest first; those shorter than `minimumLength` are left out (a
+    /// server's header value of "1" is no secret worth blanking every "1" of a message for).
+    mutating func add(_ secrets: [String], minimumLength: Int = 1) {
+        for secret in secrets where secret.utf8.count >= minimumLength && !values.contains(secret) { values.append(secret) }
         values.sort { $0.utf8.count > $1.utf8.count }
     }
 
@@ -209,7 +211,7 @@ struct LFSSecrets {
         if let question = action.href.text.firstIndex(of: "?") {
             found.append(String(action.href.text[action.href.text.index(after: question)...]))
         }
-        add(found)
+        add(found, minimumLength: 4)
     }
 
     func scrubbed(_ text: String) -> String {
