@@ -176,9 +176,20 @@ extension Exchange {
             }
             return PathAssetTransport(repository: repository, pause: options.assetPause)
         case .lfs(let url):
-            throw ExchangeError.transport(
-                remote: remote.url,
-                reason: "assets go to the Git LFS server at \(Remote.redacted(url)), and Git LFS over HTTP is not in this build yet")
+            // Basic authentication with the remote's user and password; ssh keys mean
+            // nothing to an HTTP server. TLS is verified unless the remote accepts any server.
+            var username: String?, password: String?
+            if case .userPassword(let user, let secret)? = remote.credentials {
+                (username, password) = (user, secret)
+            }
+            do {
+                return try LFSTransport(
+                    endpoint: url, username: username, password: password,
+                    trust: remote.trust == .acceptAnyServer ? .acceptAny : .verify,
+                    connectTimeout: options.connectTimeout, readTimeout: options.readWriteTimeout)
+            } catch {
+                throw ExchangeError.invalidRemote(url: remote.url, reason: error.description)
+            }
         }
     }
 
