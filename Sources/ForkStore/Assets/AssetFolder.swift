@@ -74,9 +74,11 @@ package struct AssetFolder: Sendable {
         guard source >= 0 else { throw StoreError.fileSystem(path: file, errno: errno) }
         defer { close(source) }
         return try add(maximumSize: maximumSize) { buffer throws(StoreError) in
-            let count = read(source, buffer.baseAddress, buffer.count)
-            guard count >= 0 else { throw StoreError.fileSystem(path: file, errno: errno) }
-            return count
+            while true {
+                let count = read(source, buffer.baseAddress, buffer.count)
+                if count >= 0 { return count }
+                guard errno == EINTR else { throw StoreError.fileSystem(path: file, errno: errno) }
+            }
         }
     }
 
@@ -101,12 +103,14 @@ package struct AssetFolder: Sendable {
                 guard size <= maximumSize else { throw StoreError.assetTooLarge(size: size, limit: maximumSize) }
                 let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
                 hasher.update(bufferPointer: chunk)
-                try writeAll(chunk, to: temporary.descriptor, path: temporary.path)
+                try Self.writeAll(chunk, to: temporary.descriptor, path: temporary.path)
             }
             guard fsync(temporary.descriptor) == 0 else { throw StoreError.fileSystem(path: temporary.path, errno: errno) }
         }
         let id = AssetID(digest: hasher.finalize())
-        if contains(id, size: size) { return (id, size) }
+        // Even when the object is here already: the new file replaces it whole, so a damaged
+        // copy is healed, and its fresh time keeps it through a collection running now (see
+        // `StoreEngine.collectAssets`), as git freshens an object written again.
         try moveIntoPlace(temporary.path, id: id)
         removeTemporary = false
         return (id, size)
@@ -180,7 +184,9 @@ package struct AssetFolder: Sendable {
         return (path, descriptor)
     }
 
-    private func moveIntoPlace(_ file: String, id: AssetID) throws(StoreError) {
+    /// Renames a whole, fsynced, checked file into the object's place (replacing any copy
+    /// there) and fsyncs the folder, so the new name is durable.
+    package func moveIntoPlace(_ file: String, id: AssetID) throws(StoreError) {
         let target = path(of: id)
         let folder = (target as NSString).deletingLastPathComponent
         try makeFolder(folder)
@@ -201,7 +207,8 @@ package struct AssetFolder: Sendable {
         }
     }
 
-    private func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(StoreError) {
+    /// Writes all of `bytes` to the open file, however many calls it takes.
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws(StoreError) {
         guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {

@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// The asset references in a JSON document: every object holding a `$asset` member, at any
 /// depth. What collection, sync and the checks on incoming data read, without knowing the
 /// app's types.
@@ -8,6 +14,10 @@ package struct AssetReferences: Sendable {
     package var pointers: [String] = []
     /// The malformed ones: where (a JSON Pointer) and why.
     package var problems: [(pointer: String, reason: String)] = []
+    /// The ids the malformed references still name (an id in upper case or without `sha256:`,
+    /// a size over the limit): `Asset`'s decoding reads some of them, so collection keeps
+    /// their bytes too.
+    package var idsOfMalformed: [AssetID] = []
 
     /// Finds the references in `value`, holding sizes to `maximumSize`.
     package init(in value: JSONValue, maximumSize: Int = .max) {
@@ -24,17 +34,28 @@ package struct AssetReferences: Sendable {
         self.init(in: value, maximumSize: maximumSize)
     }
 
-    /// Whether the bytes contain `"$asset"`: a blob without it holds no reference.
+    /// Whether the bytes contain `"$asset"`, or a `\u` escape that could spell it another way
+    /// (canonical JSON never does; a blob another tool wrote may): a blob with neither holds
+    /// no reference. A search of the bytes, without parsing.
     package static func mayHoldReferences(_ bytes: [UInt8]) -> Bool {
-        let needle = Array("\"$asset\"".utf8)
-        guard bytes.count >= needle.count else { return false }
-        var index = 0
-        while let start = bytes[index...].firstIndex(of: needle[0]), start + needle.count <= bytes.count {
-            if bytes[start..<(start + needle.count)].elementsEqual(needle) { return true }
-            index = start + 1
+        bytes.withUnsafeBytes { buffer in Self.needles.contains { contains($0, in: buffer) } }
+    }
+
+    /// Whether `needle` occurs in `buffer`: `memchr` finds each candidate first byte.
+    private static func contains(_ needle: [UInt8], in buffer: UnsafeRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress, let first = needle.first, buffer.count >= needle.count else { return false }
+        var offset = 0
+        while offset <= buffer.count - needle.count,
+            let found = memchr(base + offset, Int32(first), buffer.count - needle.count + 1 - offset)
+        {
+            let start = base.distance(to: UnsafeRawPointer(found))
+            if memcmp(base + start, needle, needle.count) == 0 { return true }
+            offset = start + 1
         }
         return false
     }
+
+    private static let needles = [Array("\"$asset\"".utf8), Array("\\u".utf8)]
 
     private mutating func visit(_ value: JSONValue, pointer: String, maximumSize: Int) {
         switch value {
@@ -44,7 +65,11 @@ package struct AssetReferences: Sendable {
                 case .success(let asset):
                     assets.append(asset)
                     pointers.append(pointer)
-                case .failure(let problem): problems.append((pointer, problem.reason))
+                case .failure(let problem):
+                    problems.append((pointer, problem.reason))
+                    if case .string(let text)? = members.first(where: { $0.key == Asset.referenceKey })?.value, let id = AssetID(text) {
+                        idsOfMalformed.append(id)
+                    }
                 }
                 return
             }
