@@ -23,6 +23,11 @@
 //     would: prints "done records N", "done red N" (a query), "done count N", "done commits N",
 //     then tries a save, a fork and a pack, printing "done refused" for each that fails with
 //     StoreError.readOnlyStore and "done wrote" or "done failed: ERROR" otherwise.
+//   forkstore-stress-writer assets STORE
+//     Reads the assets of a record collection as a process that may not write it would:
+//     prints "done pinned N", "done local N" (pinned assets whose bytes are here and read back
+//     whole), then tries adding bytes, pinning and unpinning, printing "done
+//     refused" for each that fails with StoreError.readOnlyStore.
 //   forkstore-stress-writer replica STORE URL PREFIX EDITS SYNC_EVERY SECONDS
 //     One replica of a swarm (ReplicaSwarm): creates the Tally store if it is missing, adds
 //     PREFIX-0 ... PREFIX-(EDITS-1), one commit each, and syncs with URL after every
@@ -111,6 +116,32 @@ do {
             { try store.save(IndexedItem(id: "refused", title: "t")) },
             { _ = try store.createFork(try Fork("refused"), from: .main) },
             { _ = try store.pack() },
+        ]
+        for write in writes {
+            do {
+                try write()
+                acknowledge("wrote")
+            } catch StoreError.readOnlyStore {
+                acknowledge("refused")
+            } catch {
+                acknowledge("failed: \(error)")
+            }
+        }
+    case "assets":
+        guard arguments.count == 3 else { fail("usage") }
+        let store = try RecordStore<Item>.open(at: arguments[2])
+        let pinned = try store.pinnedAssets()
+        acknowledge("pinned \(pinned.count)")
+        var local = 0
+        for asset in pinned where store.isLocal(asset) {
+            try store.verifyAsset(asset)
+            if try Data(contentsOf: store.localURL(of: asset)).count == asset.size { local += 1 }
+        }
+        acknowledge("local \(local)")
+        let writes: [() throws -> Void] = [
+            { _ = try store.addAsset(Data("refused".utf8)) },
+            { try store.pin(pinned[0]) },
+            { try store.unpin(pinned[0]) },
         ]
         for write in writes {
             do {

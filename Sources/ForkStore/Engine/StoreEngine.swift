@@ -42,6 +42,9 @@ package final class StoreEngine: Sendable {
     private let companions = Mutex<[ObjectIdentifier: any Sendable]>([:])
     /// For an in-memory store, the folder removed when the engine goes away.
     private let temporaryFolder: String?
+    /// Where the store keeps asset bytes: `lfs/` in its git directory, laid out as Git LFS
+    /// lays out `.git/lfs` (see ``AssetFolder``).
+    package let assetFolder: AssetFolder
 
     var model: StoreModel { layout.model }
 
@@ -50,6 +53,7 @@ package final class StoreEngine: Sendable {
     ) throws(StoreError) {
         self.path = path
         self.temporaryFolder = temporaryFolder
+        self.assetFolder = AssetFolder(gitDirectory: path)
         self.options = options
         self.layout = layout
         self.writerLock = FileLock(gitDirectory: repository.gitDirectory, fileName: FileLock.writerFileName)
