@@ -273,7 +273,7 @@ struct AssetsTests {
     }
 
     /// A process that may not write the store reads its assets and pins, and every change
-    /// (adding, pinning, unpinning) is refused as `readOnlyStore`, writing nothing.
+    /// (adding, pinning, unpinning, collecting) is refused as `readOnlyStore`, writing nothing.
     @Test(.enabled(if: ReadOnlyUser.isAvailable))
     func aReadOnlyStoreReadsAssetsAndRefusesChanges() async throws {
         let folder = TemporaryFolder()
@@ -292,7 +292,7 @@ struct AssetsTests {
         let result = try await run(executable, arguments)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.split(separator: "\n") == [
-            "done pinned 1", "done local 1", "done refused", "done refused", "done refused",
+            "done pinned 1", "done local 1", "done refused", "done refused", "done refused", "done refused",
         ], "\(result.stdout)\(result.stderr)")
         #expect(Set(FileManager.default.enumerator(atPath: path)?.allObjects as? [String] ?? []) == before)
     }

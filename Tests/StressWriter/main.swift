@@ -26,7 +26,7 @@
 //   forkstore-stress-writer assets STORE
 //     Reads the assets of a record collection as a process that may not write it would:
 //     prints "done pinned N", "done local N" (pinned assets whose bytes are here and read back
-//     whole), then tries adding bytes, pinning and unpinning, printing "done
+//     whole), then tries adding bytes, pinning, unpinning and collecting, printing "done
 //     refused" for each that fails with StoreError.readOnlyStore.
 //   forkstore-stress-writer replica STORE URL PREFIX EDITS SYNC_EVERY SECONDS
 //     One replica of a swarm (ReplicaSwarm): creates the Tally store if it is missing, adds
@@ -142,6 +142,7 @@ do {
             { _ = try store.addAsset(Data("refused".utf8)) },
             { try store.pin(pinned[0]) },
             { try store.unpin(pinned[0]) },
+            { _ = try store.collectAssets() },
         ]
         for write in writes {
             do {

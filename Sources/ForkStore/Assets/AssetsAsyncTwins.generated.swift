@@ -105,4 +105,14 @@ extension VersionedStore {
     public func pinnedAssets() async throws -> [Asset] {
         try await onStoreThread { try self.pinnedAssets() }
     }
+
+    /// Removes from the asset folder the assets nothing needs any more, and returns what it
+    /// did; `pack()` does it too.
+    ///
+    /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no
+    /// actor and no thread of Swift's cooperative pool waits for the disk. A task cancelled before
+    /// the work starts throws `CancellationError`, and long calls stop at their next step.
+    public func collectAssets() async throws -> AssetCollection {
+        try await onStoreThread { try self.collectAssets() }
+    }
 }

@@ -1,3 +1,4 @@
+import ForkStoreGit
 import Foundation
 
 /// Adding, finding and pinning the store's assets: their bytes live in ``assetFolder``, outside
@@ -64,6 +65,18 @@ extension StoreEngine {
         let removed = (try? requireWritable()) != nil && (try? assetFolder.remove(asset.id)) != nil
         throw StoreError.assetCorrupt(
             id: asset.id, reason: "the bytes here hash to \(found.id)\(removed ? "; they were removed" : "")")
+    }
+
+    /// Every asset referenced in the trees of the commits reachable from `heads` but from none
+    /// of `hidden`, with the size its reference gives: what the remote must hold before those
+    /// commits are pushed (``AssetReachability``; the remote tells which it lacks). Whole trees
+    /// are read, so assets the hidden commits hold too are among them. Malformed references
+    /// are left out: no commit holding one leaves this store (the checks on writes refuse it).
+    package func referencedAssets(reachableFrom heads: [CommitID], hiding hidden: [CommitID] = []) throws -> [AssetID: Int] {
+        let repository = try git("opening the store to list assets") { () throws(GitError) in try Repository.openBare(at: path) }
+        var reachability = AssetReachability(hiding: hidden.map(\.objectID))
+        for head in heads { try reachability.walk(from: head.objectID, in: repository) }
+        return reachability.referenced
     }
 
     // MARK: Pins

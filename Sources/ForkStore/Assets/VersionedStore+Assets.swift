@@ -9,6 +9,8 @@ extension VersionedStore {
     /// The file is read a megabyte at a time, hashed as it is copied, fsynced and renamed into
     /// place under its SHA-256, so memory stays flat whatever its size, and the asset appears
     /// whole or not at all. Adding the same bytes again gives the same id and keeps one copy.
+    /// The asset is kept from collection for an hour (see `collectAssets()`): save the record
+    /// that holds it within that time, or pin it.
     ///
     /// - Parameters:
     ///   - file: a file URL.
@@ -108,5 +110,23 @@ extension VersionedStore {
     /// The pinned assets, sorted by id.
     public func pinnedAssets() throws -> [Asset] {
         try engine.pinnedAssets()
+    }
+
+    // MARK: Collection
+
+    /// Removes from the asset folder the assets nothing needs any more, and returns what it
+    /// did; ``pack()`` does it too.
+    ///
+    /// Kept: every asset referenced by a commit any reference of the store reaches (every
+    /// fork, `cloud`, commits not yet synced, a refused fetch kept in quarantine), every
+    /// pinned asset, and every asset added within the last hour, by the store's wall clock
+    /// (``StoreOptions/wallClock``), so one added but not yet saved in a record survives a
+    /// collection running meanwhile. When the history cannot be read whole, nothing is removed.
+    ///
+    /// - Throws: ``StoreError/readOnlyStore(path:)`` when this process may not write the store,
+    ///   and `CancellationError` from the async twin when its task is cancelled (what was
+    ///   removed by then stays removed; nothing kept is touched).
+    public func collectAssets() throws -> AssetCollection {
+        try engine.collectAssets()
     }
 }

@@ -182,8 +182,9 @@ extension StoreEngine {
 
     /// Removes what killed writers and packers left, packs every loose object, and rolls the
     /// packs that roll up (``RollUp/rollsUp(_:)``) into as few as ``RollUp/objectsPerPack``
-    /// allows, waiting for any roll-up another process is doing. Returns how many loose objects
-    /// were packed.
+    /// allows, waiting for any roll-up another process is doing, then removes the assets no
+    /// history needs (``collectAssets(gracePeriod:)``). Returns how many loose objects were
+    /// packed.
     func pack() throws -> Int {
         let packed = try write { session in
             try packingLock.withLock {
@@ -199,6 +200,8 @@ extension StoreEngine {
                 _ = try git("rolling packs into one") { () throws(GitError) in try repository.rollUp(group) }
             }
         }
+        try StoreThread.checkCancellation()
+        _ = try collectAssets()
         return packed
     }
 
