@@ -71,7 +71,8 @@ extension StoreEngine {
     /// of `hidden`, with the size its reference gives: what the remote must hold before those
     /// commits are pushed (``AssetReachability``; the remote tells which it lacks). Whole trees
     /// are read, so assets the hidden commits hold too are among them. Malformed references
-    /// are left out: no commit holding one leaves this store (the checks on writes refuse it).
+    /// are left out: the store's writes refuse them, and another replica would refuse a
+    /// commit holding one whatever its assets.
     package func referencedAssets(reachableFrom heads: [CommitID], hiding hidden: [CommitID] = []) throws -> [AssetID: Int] {
         let repository = try git("opening the store to list assets") { () throws(GitError) in try Repository.openBare(at: path) }
         var reachability = AssetReachability(hiding: hidden.map(\.objectID))

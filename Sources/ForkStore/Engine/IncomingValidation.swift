@@ -38,7 +38,7 @@ extension StoreEngine {
                 var parents: [Commit] = []
                 for parent in commit.parents { parents.append(try session.commit(parent.objectID)) }
                 let parent = parents.first
-                objects.formUnion(try layout.validate(commit, against: parent?.tree, limit: options.maximumRecordSize, in: session))
+                objects.formUnion(try layout.validate(commit, against: parent?.tree, limits: blobLimits, in: session))
                 try checkSharing(of: commit, parents: parents, inForce: &inForce, limit: options.maximumRecordSize, in: session)
                 try inForce.checkGrowsFromMain(commit)
                 try checkLayoutTrailers(of: commit, after: parent, in: session)
@@ -86,11 +86,13 @@ extension StoreEngine {
 }
 
 extension ContentLayout {
-    /// Checks a stored JSON blob that arrived: within `limit`, valid JSON without duplicate
-    /// keys, in the canonical form every writer must produce. Returns its bytes.
+    /// Checks a stored JSON blob that arrived: within `limits`, valid JSON without duplicate
+    /// keys, in the canonical form every writer must produce, and every asset reference in it
+    /// well-formed (FORMAT.md §13.1), naming an asset within `limits`. Returns its bytes.
     func checkedBlob(
-        _ entry: TreeEntry, path: String, in commit: Commit, limit: Int, session: StoreSession
+        _ entry: TreeEntry, path: String, in commit: Commit, limits: BlobLimits, session: StoreSession
     ) throws(StoreError) -> [UInt8] {
+        let limit = limits.size
         func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
         guard entry.isPlainFile else {
             throw refuse("only plain files (mode 100644) may hold data; this entry has mode \(String(entry.mode, radix: 8))")
@@ -109,6 +111,10 @@ extension ContentLayout {
             throw refuse("it is not valid JSON: \(error.description)")
         }
         guard canonical == bytes else { throw refuse("it is not in canonical JSON form") }
+        // Refused here, before any byte of an asset is fetched for it.
+        if let problem = AssetReferences(inJSON: bytes, maximumSize: limits.assetSize).problems.first {
+            throw refuse("the asset reference at \(problem.pointer) is not accepted: \(problem.reason)")
+        }
         return bytes
     }
 }

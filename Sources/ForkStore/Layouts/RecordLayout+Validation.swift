@@ -3,19 +3,19 @@ import ForkStoreGit
 extension RecordLayout {
     /// Walks the parts of the tree that differ from the parent's: the root holds only
     /// `records`, which holds two levels of two-hex-digit shard folders, which hold record
-    /// files; each new or changed record is checked (see ``checkedBlob(_:path:in:limit:session:)``),
+    /// files; each new or changed record is checked (see ``checkedBlob(_:path:in:limits:session:)``),
     /// decodes through the migration plan, and holds the id its path is made from, so no
     /// record can hide under another's path or appear twice. Returns the trees and blobs it
     /// walked: what the commit adds.
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws -> [ObjectID] {
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID] {
         var walked: [ObjectID] = []
         try validate(
-            tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limit: limit, session: session, walked: &walked)
+            tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limits: limits, session: session, walked: &walked)
         return walked
     }
 
     private func validate(
-        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limit: Int, session: StoreSession,
+        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limits: BlobLimits, session: StoreSession,
         walked: inout [ObjectID]
     ) throws {
         guard tree != old else { return }
@@ -56,21 +56,21 @@ extension RecordLayout {
                 guard entry.name.utf8.count == 2, entry.name.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
                 else { throw refuse(entry.name, "shard folders are named with two lowercase hexadecimal digits") }
             default:
-                try validateRecord(entry, path: entryPath, commit: commit, limit: limit, session: session)
+                try validateRecord(entry, path: entryPath, commit: commit, limits: limits, session: session)
                 walked.append(entry.id)
                 continue
             }
             guard entry.kind == .tree, entry.mode == 0o40000 else { throw refuse(entry.name, "this must be a folder") }
             try validate(
                 tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath,
-                commit: commit, limit: limit, session: session, walked: &walked)
+                commit: commit, limits: limits, session: session, walked: &walked)
         }
     }
 
     private func validateRecord(
-        _ entry: TreeEntry, path: String, commit: Commit, limit: Int, session: StoreSession
+        _ entry: TreeEntry, path: String, commit: Commit, limits: BlobLimits, session: StoreSession
     ) throws {
-        let bytes = try checkedBlob(entry, path: path, in: commit, limit: limit, session: session)
+        let bytes = try checkedBlob(entry, path: path, in: commit, limits: limits, session: session)
         let envelope = try decode(bytes, path: path, origin: DataOrigin(commit))
         guard RecordPath(id: envelope.id).description == path else {
             throw StoreError.rejectedCommit(

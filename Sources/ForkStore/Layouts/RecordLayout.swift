@@ -65,10 +65,12 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         return try read(entry.id, path: path, origin: DataOrigin(commit), expecting: id, session: session).record
     }
 
-    /// A record's blob, refused when it is larger than `limit` or when the record's own id is
-    /// not `id` (an `update` or a merge strategy that changed it); encoded before the store is
-    /// locked.
-    func encode(_ record: Record, id: String, limit: Int) throws(StoreError) -> [UInt8] {
+    /// A record's blob, refused when it is larger than `limits` allow, when an asset
+    /// reference in it would be refused by other replicas
+    /// (``AssetReferences/checkWrite(_:limit:)``), or when the record's own id is not `id` (an
+    /// `update` or a merge strategy that changed it); encoded before the store is locked.
+    func encode(_ record: Record, id: String, limits: BlobLimits) throws(StoreError) -> [UInt8] {
+        let limit = limits.size
         guard record.id.utf8.elementsEqual(id.utf8) else {
             throw StoreError.encodingFailed(
                 reason: "record '\(id)' now has the id '\(record.id)'; save it under its new id and delete the old one instead")
@@ -77,6 +79,7 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         guard bytes.count <= limit else {
             throw StoreError.recordTooLarge(id: id, size: bytes.count, limit: limit)
         }
+        try AssetReferences.checkWrite(bytes, limit: limits.assetSize)
         return bytes
     }
 

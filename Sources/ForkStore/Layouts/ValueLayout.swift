@@ -36,9 +36,14 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         return try value(in: commit.tree, origin: DataOrigin(commit), session: session)
     }
 
-    /// The canonical JSON of a value, encoded before the store is locked.
-    func encode(_ value: Value?) throws(StoreError) -> [UInt8]? {
-        try value.map { (value) throws(StoreError) in try ValueCodec.encode(value) }
+    /// The canonical JSON of a value, encoded before the store is locked. With `assetLimit`
+    /// (a write), its asset references are checked as other replicas will check them
+    /// (``AssetReferences/checkWrite(_:limit:)``).
+    func encode(_ value: Value?, assetLimit: Int? = nil) throws(StoreError) -> [UInt8]? {
+        guard let value else { return nil }
+        let json = try ValueCodec.encode(value)
+        if let assetLimit { try AssetReferences.checkWrite(json, limit: assetLimit) }
+        return json
     }
 
     /// The tree that stores an encoded value (nil: no value): `base` with `value.json`
@@ -70,7 +75,7 @@ struct ValueLayout<Value: Resource>: ContentLayout {
             origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
     }
 
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limit: Int, in session: StoreSession) throws -> [ObjectID] {
+    func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID] {
         guard commit.tree != parentTree else { return [] }
         var value: TreeEntry?
         var walked = [commit.tree]
@@ -85,7 +90,7 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         }
         guard let value else { return walked }  // no value: a removal
         if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return walked }
-        _ = try decode(checkedBlob(value, path: Self.path, in: commit, limit: limit, session: session), origin: DataOrigin(commit))
+        _ = try decode(checkedBlob(value, path: Self.path, in: commit, limits: limits, session: session), origin: DataOrigin(commit))
         return walked
     }
 

@@ -45,7 +45,7 @@ extension RecordStore {
                         break
                     }
                     do {
-                        let encoded = try layout.encode(record, id: record.id, limit: options.maximumRecordSize)
+                        let encoded = try layout.encode(record, id: record.id, limits: engine.blobLimits)
                         batch.append((RecordPath(id: record.id).description, encoded))
                         bytes += encoded.count
                     } catch {

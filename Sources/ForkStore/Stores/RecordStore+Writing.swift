@@ -62,7 +62,7 @@ extension RecordStore {
         for change in changes.changes {
             let path = RecordPath(id: change.id).description
             let bytes = try change.record.map { (record) throws(StoreError) in
-                try layout.encode(record, id: change.id, limit: options.maximumRecordSize)
+                try layout.encode(record, id: change.id, limits: engine.blobLimits)
             }
             encoded.append((change.id, path, change.record, bytes, change.deletesOwnSave))
         }
@@ -142,7 +142,7 @@ extension RecordStore {
             let before = record
             try change(&record)
             if equalIfEquatable(before, record) == true { return head.tree }
-            let bytes = try layout.encode(record, id: id, limit: options.maximumRecordSize)
+            let bytes = try layout.encode(record, id: id, limits: engine.blobLimits)
             return try session.updatedTree(head.tree, applying: [.upsert(path: path, blob: session.writeBlob(bytes, path: path))])
         }
     }

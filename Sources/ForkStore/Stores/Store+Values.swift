@@ -31,7 +31,7 @@ extension Store {
     /// in other bytes by an older version of ForkStore makes no commit either).
     @discardableResult
     public func save(_ value: Value, to fork: Fork = .main, message: String? = nil) throws -> Commit {
-        let json = try layout.encode(value)
+        let json = try layout.encode(value, assetLimit: options.maximumAssetSize)
         return try engine.commit(on: fork, message: message ?? "Update value") { session, head in
             let tree = try layout.tree(holding: json, replacingIn: head.tree, session: session)
             guard tree != head.tree, value is any Equatable,
@@ -57,7 +57,7 @@ extension Store {
             var value = before
             try change(&value)
             if let before, let value, equalIfEquatable(before, value) == true { return head.tree }
-            return try layout.tree(holding: layout.encode(value), replacingIn: head.tree, session: session)
+            return try layout.tree(holding: layout.encode(value, assetLimit: options.maximumAssetSize), replacingIn: head.tree, session: session)
         }
     }
 

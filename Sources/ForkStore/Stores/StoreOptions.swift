@@ -23,8 +23,9 @@ public struct StoreOptions: Sendable {
     public var maximumRecordSize: Int = 1_000_000
 
     /// The largest asset a store adds or accepts a reference to, in bytes (default 4 GiB). A
-    /// larger file is refused with ``StoreError/assetTooLarge(size:limit:)`` as it is read,
-    /// and a record arriving from a remote whose reference names a larger size is refused
+    /// larger file is refused with ``StoreError/assetTooLarge(size:limit:)`` as it is read, as
+    /// is a write of a value or record whose reference names a larger size; a record arriving
+    /// from a remote with such a reference is refused (``StoreError/rejectedCommit(commit:path:rule:)``)
     /// before any byte of the asset is fetched.
     public var maximumAssetSize: Int = 1 << 32
 
