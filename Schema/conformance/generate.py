@@ -252,6 +252,64 @@ def records_cases():
     })
 
 
+def asset(content, media_type=None, name=None, **more):
+    """An asset reference (FORMAT.md 13.1) to the bytes `content`."""
+    reference = {"$asset": "sha256:" + hashlib.sha256(content).hexdigest(), "size": len(content)}
+    if media_type is not None:
+        reference["mediaType"] = media_type
+    if name is not None:
+        reference["name"] = name
+    reference.update(more)
+    return reference
+
+
+def as_read(reference):
+    """A well-formed reference as a reader gives it back: the members the format names, the
+    media type filled in."""
+    read = {"$asset": reference["$asset"], "size": reference["size"],
+            "mediaType": reference.get("mediaType", "application/octet-stream")}
+    if "name" in reference:
+        read["name"] = reference["name"]
+    return read
+
+
+def assets_case():
+    """Records holding asset references: at the top, in a list, with a member a later version
+    adds (ignored, kept), and one a remote would refuse (an id in upper case), which a reader
+    still reads locally."""
+    cat = asset(b"cat", "image/jpeg", "cat.jpg")
+    first, second = asset(b"page one", "image/png"), asset(b"page two")
+    later = asset(b"later", "application/pdf", "notes.pdf", **{"x-later": {"pages": 2}})
+    loose = {"$asset": "sha256:" + hashlib.sha256(b"loose").hexdigest().upper(), "size": 5}
+    records = [
+        note("photo", "A cat", file=cat),
+        note("album", "Two pages", pages=[{"image": first}, {"caption": "second", "image": second}]),
+        note("later", "From a later version", file=later),
+        note("loose", "Upper case", file=loose),
+        note("plain", "No asset"),
+    ]
+    stream = Stream()
+    stream.commit("main", "Create store\n\n" + stamp(record_count=0), {})
+    stream.commit("main", "Save records\n\n" + stamp(record_count=len(records), lamport=2),
+                  {record_path(r["id"]): envelope(r["id"], r) for r in records})
+    write_case("records-assets", manifest("records"), stream, {
+        "resource": "records",
+        "forks": {"main": {
+            "records": listing(records), "count": len(records), "problems": [],
+            "assets": {"photo": [as_read(cat)], "album": [as_read(first), as_read(second)], "later": [as_read(later)]},
+            "malformedAssets": {"loose": ["/file"]},
+        }},
+    })
+
+    stream = Stream()
+    value = {"title": "Poster", "image": asset(b"poster", "image/webp", "poster.webp")}
+    stream.commit("main", "Create store\n\n" + stamp(), {})
+    stream.commit("main", "Save value\n\n" + stamp(lamport=2), {"value.json": document(value)})
+    write_case("value-assets", manifest("value"), stream, {
+        "resource": "value",
+        "forks": {"main": {"value": value, "assets": [as_read(value["image"])], "malformedAssets": []}},
+    })
+
 def value_cases():
     stream = Stream()
     value = {"count": 2, "title": "hi", "tags": ["x"], "nested": {"é": True, "z": None}}
@@ -381,6 +439,7 @@ def tables():
 if __name__ == "__main__":
     shutil.rmtree(os.path.join(HERE, "stores"), ignore_errors=True)
     records_cases()
+    assets_case()
     value_cases()
     manifest_cases()
     tables()

@@ -20,7 +20,7 @@ struct ConformanceCorpusTests {
     }
 
     @Test func theCorpusIsThere() {
-        #expect(Self.storeCases.count >= 12)
+        #expect(Self.storeCases.count >= 16)
     }
 
     /// Any JSON, as a reader with no types of its own sees it.
@@ -144,11 +144,37 @@ struct ConformanceCorpusTests {
                 #expect(JSONValue.array(listed) == want["records"], "\(name)/\(fork)")
                 #expect(JSONValue.array(problems.map { .string($0.path) }) == want["problems"], "\(name)/\(fork)")
                 #expect(want["count"] == .number(String(try await records.count(in: fork))), "\(name)/\(fork)")
+                if want["assets"] != nil || want["malformedAssets"] != nil {
+                    var assets: [JSONValue.Member] = [], malformed: [JSONValue.Member] = []
+                    for record in found {
+                        let (referenced, refused) = try Self.assetReferences(in: record.json.canonical)
+                        if case .array(let list) = referenced, !list.isEmpty { assets.append(.init(key: record.id, value: referenced)) }
+                        if case .array(let list) = refused, !list.isEmpty { malformed.append(.init(key: record.id, value: refused)) }
+                    }
+                    let sorted = { (members: [JSONValue.Member]) in
+                        JSONValue.object(members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) })
+                    }
+                    #expect(sorted(assets) == want["assets"], "\(name)/\(fork)")
+                    #expect(sorted(malformed) == want["malformedAssets"], "\(name)/\(fork)")
+                }
             } else {
                 let value = try await values?.value(in: fork)
                 #expect(try value.map { try $0.json.canonical } ?? .null == want["value"], "\(name)/\(fork)")
+                if want["assets"] != nil, let value {
+                    let (referenced, refused) = try Self.assetReferences(in: value.json.canonical)
+                    #expect(referenced == want["assets"], "\(name)/\(fork)")
+                    #expect(refused == want["malformedAssets"], "\(name)/\(fork)")
+                }
             }
         }
+    }
+
+    /// The asset references a reader finds in a record or value (FORMAT.md 13.1), as the corpus
+    /// writes them: each well-formed one as `Asset` writes it back, and the JSON Pointer of
+    /// each one a remote would refuse.
+    static func assetReferences(in json: JSONValue) throws -> (assets: JSONValue, malformed: JSONValue) {
+        let references = AssetReferences(in: json)
+        return (.array(try references.assets.map { try JSONValueEncoder().encode($0) }), .array(references.problems.map { .string($0.pointer) }))
     }
 
     @Test func numbersHaveTheCanonicalFormsOfTheTable() throws {
