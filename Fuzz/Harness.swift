@@ -31,6 +31,7 @@ extension FuzzTarget {
         .wire,
         .incomingPack,
         .lfsBatch,
+        .assetReferences,
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

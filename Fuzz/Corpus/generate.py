@@ -58,6 +58,22 @@ for text in ['{"title":"a","count":-12,"small":127,"unsigned":4294967295,"ratio"
     write("json", text)
     write("json-value-decoder", text)
 
+# Asset references (FORMAT.md 13.1): the corpus's blobs that hold one, and the shapes the scan
+# must tell apart.
+for path in sorted(glob.glob(os.path.join(conformance, "stores", "*", "import.fi"))):
+    for _, payload in fast_import_data(path):
+        if b'"$asset"' in payload:
+            write("asset-references", payload)
+hex_id = hashlib.sha256(b"cat").hexdigest()
+for text in ['{"$asset":"sha256:%s","mediaType":"image/jpeg","name":"cat.jpg","size":3}' % hex_id,
+             '[{"$asset":"sha256:%s","size":3},{"x":{"$asset":"sha256:%s","size":0,"later":{"$asset":1}}}]' % (hex_id, hex_id),
+             '{"$asset":"sha256:%s","size":3}' % hex_id.upper(), '{"$asset":"%s","size":3}' % hex_id,
+             '{"$asset":"sha256:%s","size":-1}' % hex_id, '{"$asset":"sha256:%s","size":1.5}' % hex_id,
+             '{"$asset":"sha256:%s","size":9223372036854775808}' % hex_id, '{"$asset":"sha256:%s","size":"3"}' % hex_id,
+             '{"$asset":"sha256:%s","size":3,"name":"a/b"}' % hex_id, '{"$asset":"sha256:%s"}' % hex_id,
+             '{"\\u0024asset":"sha256:%s","size":3}' % hex_id, '{"a":"\\u0024asset","b":"$asset"}']:
+    write("asset-references", text)
+
 with tempfile.TemporaryDirectory() as tmp:
     key = os.path.join(tmp, "key")
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "fuzz@example", "-f", key], check=True)
