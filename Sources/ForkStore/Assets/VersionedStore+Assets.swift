@@ -32,7 +32,7 @@ extension VersionedStore {
     }
 
     /// Adds bytes already in memory as an asset, written a megabyte at a time; see
-    /// ``addAsset(contentsOf:mediaType:fileName:)``.
+    /// `addAsset(contentsOf:mediaType:fileName:)`.
     public func addAsset(_ bytes: Data, mediaType: String = Asset.unknownMediaType, fileName: String? = nil) throws -> Asset {
         var offset = 0
         return try engine.addAsset(mediaType: mediaType, fileName: fileName) { buffer in
@@ -54,7 +54,7 @@ extension VersionedStore {
     /// }
     /// ```
     ///
-    /// - Throws: what `writing` throws, and as ``addAsset(contentsOf:mediaType:fileName:)``.
+    /// - Throws: what `writing` throws, and as `addAsset(contentsOf:mediaType:fileName:)`.
     public func addAsset(
         mediaType: String = Asset.unknownMediaType, fileName: String? = nil, writing: (inout AssetWriter) throws -> Void
     ) throws -> Asset {
@@ -71,7 +71,7 @@ extension VersionedStore {
 
     /// The file holding the asset's bytes, in the store's asset folder: open it for reading,
     /// never write or move it. Its bytes were checked against the asset's id when they
-    /// arrived; ``verifyAsset(_:)`` checks them again.
+    /// arrived; `verifyAsset(_:)` checks them again.
     ///
     /// - Throws: ``StoreError/assetNotLocal(id:)`` when the bytes are not here (fetch them
     ///   through the exchange), and ``StoreError/assetCorrupt(id:reason:)`` when the file here
@@ -115,7 +115,7 @@ extension VersionedStore {
     // MARK: Collection
 
     /// Removes from the asset folder the assets nothing needs any more, and returns what it
-    /// did; ``pack()`` does it too.
+    /// did; `pack()` does it too.
     ///
     /// Kept: every asset referenced by a commit any reference of the store reaches (every
     /// fork, `cloud`, commits not yet synced, a refused fetch kept in quarantine), every

@@ -109,6 +109,8 @@ extension VersionedStore {
     /// holding up writers while it copies. Writes keep the store packed on their own (see
     /// ``StoreOptions/packThreshold``); call this before archiving or copying a store. Returns
     /// how many loose objects were packed.
+    ///
+    /// It then removes the assets nothing needs any more, as `collectAssets()` does.
     @discardableResult
     public func pack() throws -> Int { try engine.pack() }
 
