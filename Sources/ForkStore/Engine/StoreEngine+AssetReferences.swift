@@ -5,9 +5,6 @@ import ForkStoreGit
 /// (tree differences), and of those only the ones that mention `"$asset"` are parsed, so the
 /// cost follows the size of the change, not of the store.
 extension StoreEngine {
-    /// The store's asset folder (`<store>/lfs`).
-    package var assetFolder: AssetFolder { AssetFolder(gitDirectory: path) }
-
     /// The assets `commits` (a push's outgoing commits) reference that the history they build
     /// on did not: each commit's tree against its first parent's, and a merge's also against
     /// every other parent outside `commits` (what a merge takes from the remote, the remote has).
