@@ -31,9 +31,9 @@ struct ForkNotesMigrationTests {
         // The version-1 replica now halts, naming both versions, and keeps working locally.
         let halted = try await cli("sync", "--store", old, environment: Self.version1)
         #expect(halted.status == 4)
-        #expect(halted.stderr.contains("model version 3") && halted.stderr.contains("model version 1"))
+        #expect(halted.stderr.contains("model version 4") && halted.stderr.contains("model version 1"))
         #expect(try await cli("add", "--store", old, "--title", "offline work", environment: Self.version1).status == 0)
-        #expect(try await cli.ok("replay", "--store", new).contains("read with model version 3"))
+        #expect(try await cli.ok("replay", "--store", new).contains("read with model version 4"))
     }
 
     @Test func theVersionOneFixtureReadsAsExpected() async throws {
@@ -82,9 +82,11 @@ struct ForkNotesMigrationTests {
         #expect(try await cli("schema", "--output", output, environment: Self.version1).status == 0)
         let second = try await cli("schema", "--output", output, environment: ["FORKNOTES_MODEL_VERSION": "2"])
         #expect(second.status == 0 && second.stdout.contains("No risky changes from version 1"))
-        let third = try await cli("schema", "--output", output)
+        let third = try await cli("schema", "--output", output, environment: ["FORKNOTES_MODEL_VERSION": "3"])
         #expect(third.status == 0 && third.stdout.contains("No risky changes from version 2"))
-        for version in [1, 2, 3] {
+        let fourth = try await cli("schema", "--output", output)
+        #expect(fourth.status == 0 && fourth.stdout.contains("No risky changes from version 3"))
+        for version in [1, 2, 3, 4] {
             let generated = FileManager.default.contents(atPath: "\(output)/Note/v\(version).json")
             let checkedIn = FileManager.default.contents(atPath: "\(Self.root)/Schema/forknotes/Note/v\(version).json")
             #expect(generated != nil && generated == checkedIn, "Schema/forknotes/Note/v\(version).json is out of date")

@@ -52,7 +52,7 @@ struct ForkNotesSyncTests {
         try await cli.ok("add", "--store", cli.store, "--title", "local")
         let result = try await cli("sync", "--store", cli.store)
         #expect(result.status == 4)
-        #expect(result.stderr.contains("999") && result.stderr.contains("model version 3"))
+        #expect(result.stderr.contains("999") && result.stderr.contains("model version 4"))
         #expect(try await git("--git-dir", remote, "rev-parse", "main").stdout.contains(future))
         #expect(try await cli.ok("list", "--store", cli.store).contains("local"))
     }

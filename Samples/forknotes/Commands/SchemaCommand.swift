@@ -9,7 +9,7 @@ struct SchemaCommand: ParsableCommand {
         discussion: """
             Example: forknotes schema --output Schema/forknotes
             Writes <output>/Note/v<N>.json for the running model version (set
-            FORKNOTES_MODEL_VERSION=1 or 2 for an older version). When v<N-1>.json is there, prints the risky
+            FORKNOTES_MODEL_VERSION=1, 2 or 3 for an older version). When v<N-1>.json is there, prints the risky
             changes between the two that no custom migration stage handles, and exits 1 if any.
             """)
 
@@ -19,6 +19,7 @@ struct SchemaCommand: ParsableCommand {
         let snapshot = switch Note.modelVersion {
         case 1: SchemaSnapshot(of: NoteVersion1(id: "", title: "", body: "", tags: [], done: false))
         case 2: SchemaSnapshot(of: NoteVersion2(id: "", title: "", body: "", tags: []))
+        case 3: SchemaSnapshot(of: NoteVersion3(id: "", title: "", body: "", tags: []))
         default: SchemaSnapshot(of: Note(id: "", title: ""))
         }
         let renamed = SchemaSnapshot(type: "Note", modelVersion: snapshot.modelVersion, fields: snapshot.fields)

@@ -5,9 +5,10 @@ import Foundation
 
 /// One note: the record the sample app keeps.
 ///
-/// Model version 3 (the default) stores `completedAt` (when the note was done), an optional
-/// `due` date and `updatedAt` (when the note was last changed); version 2 had no `updatedAt`,
-/// and version 1 stored a `done` flag. Set `FORKNOTES_MODEL_VERSION=1` (or `2`) to run as an
+/// Model version 4 (the default) stores `completedAt` (when the note was done), an optional
+/// `due` date, `updatedAt` (when the note was last changed) and `attachments` (files kept as
+/// assets, by name); version 3 had no attachments, version 2 no `updatedAt`, and version 1
+/// stored a `done` flag. Set `FORKNOTES_MODEL_VERSION=1` (or `2`) to run as an
 /// older build: it writes notes of that version and halts on newer data. A newer build reads
 /// and merges older notes through the migration plan.
 ///
@@ -19,7 +20,8 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     static let modelVersion = switch ProcessInfo.processInfo.environment["FORKNOTES_MODEL_VERSION"] {
     case "1": 1
     case "2": 2
-    default: 3
+    case "3": 3
+    default: 4
     }
 
     static let migrationPlan = MigrationPlan([
@@ -34,6 +36,10 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         },
         // `updatedAt` is new and optional: notes written before it have none ("unknown").
         .lightweight(from: 2, to: 3),
+        // `attachments` is new: notes written before it have none.
+        .custom(from: 3, to: 4) { json, _ in
+            if json["attachments"] == nil { json["attachments"] = .object([]) }
+        },
     ])
 
     /// What `list` and `count` filter and sort by, kept in the store's query index.
@@ -48,6 +54,7 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         .text(\.body)
         .addWinsSet(\.tags)
         .property(\.updatedAt, using: LatestChange())
+        .property(\.attachments, using: DictionaryMerge(values: LastWriterWins<Asset>()))
 
     var id: String
     var title: String
@@ -59,6 +66,9 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     var due: Date?
     /// When it was last changed by a build of version 3 or later; nil for notes written before.
     var updatedAt: Date?
+    /// Files attached to the note, by name (model version 4): the bytes are assets, kept
+    /// beside the records and fetched when opened.
+    var attachments: [String: Asset] = [:]
 
     /// Whether the note is done: the version-1 view of `completedAt`.
     var done: Bool {
@@ -82,7 +92,7 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey {
-        case id, title, body, tags, done, completedAt, due, updatedAt
+        case id, title, body, tags, done, completedAt, due, updatedAt, attachments
     }
 
     init(from decoder: any Decoder) throws {
@@ -93,6 +103,7 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         tags = try container.decode(Set<String>.self, forKey: .tags)
         due = try container.decodeIfPresent(Date.self, forKey: .due)
         updatedAt = try container.decodeIfPresent(Date.self, forKey: .updatedAt)
+        attachments = try container.decodeIfPresent([String: Asset].self, forKey: .attachments) ?? [:]
         if let completedAt = try container.decodeIfPresent(Date.self, forKey: .completedAt) {
             self.completedAt = completedAt
         } else {
@@ -119,7 +130,22 @@ struct Note: IndexedRecord, PropertyMergeable, Hashable {
         if Self.modelVersion >= 3 {
             try container.encodeIfPresent(updatedAt, forKey: .updatedAt)
         }
+        if Self.modelVersion >= 4, !attachments.isEmpty {
+            try container.encode(attachments, forKey: .attachments)
+        }
     }
+}
+
+/// The stored shape of a version-3 note, kept for its schema snapshot.
+struct NoteVersion3: Resource {
+    static let modelVersion = 3
+    var id: String
+    var title: String
+    var body: String
+    var tags: Set<String>
+    var completedAt: Date?
+    var due: Date?
+    var updatedAt: Date?
 }
 
 /// The stored shape of a version-2 note, kept for its schema snapshot.
