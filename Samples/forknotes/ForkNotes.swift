@@ -16,7 +16,8 @@ struct ForkNotes: AsyncParsableCommand {
             \(ExitCodes.summary)
             """,
         subcommands: [
-            InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, ListCommand.self, CountCommand.self, ImportCommand.self,
+            InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, DetachCommand.self,
+            OpenCommand.self, ListCommand.self, CountCommand.self, ImportCommand.self,
             ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
             ReplayCommand.self, SchemaCommand.self, DoctorCommand.self, ShareCommand.self,
             DemoCommand.self,

@@ -52,7 +52,7 @@ struct ForkNotesCLITests {
         try await cli.ok("rm", "--store", cli.store, id)
         #expect(try await cli.notes().isEmpty)
         let log = try await cli.ok("log", "--store", cli.store)
-        #expect(log.contains("Delete note \(id)") && log.contains("v3"))
+        #expect(log.contains("Delete note \(id)") && log.contains("v4"))
         let fsck = try await git("--git-dir", cli.store, "fsck", "--strict")
         #expect(fsck.status == 0)
     }
@@ -145,7 +145,7 @@ struct ForkNotesCLITests {
 
     @Test func helpShowsExamples() async throws {
         let cli = ForkNotes()
-        for command in ["init", "add", "edit", "rm", "list", "import", "merge", "log", "sync", "status", "demo"] {
+        for command in ["init", "add", "edit", "rm", "attach", "detach", "open", "list", "import", "merge", "log", "sync", "status", "demo"] {
             let help = try await cli(command, "--help")
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")
@@ -153,7 +153,7 @@ struct ForkNotesCLITests {
         #expect(try await cli("--help").stdout.contains("Exit codes"))
         // `list --help` names every field `list --json` writes.
         let listHelp = try await cli("list", "--help").stdout.replacingOccurrences(of: "\n", with: " ")
-        for field in ["id", "title", "body", "tags", "done", "completedAt", "due", "updatedAt"] {
+        for field in ["id", "title", "body", "tags", "done", "completedAt", "due", "updatedAt", "attachments", "local"] {
             #expect(listHelp.contains(field), "list --help does not name \(field)")
         }
         #expect(try await cli("sync", "--help").stdout.replacingOccurrences(of: "\n", with: " ").contains("3 offline"))
@@ -165,10 +165,11 @@ struct ForkNotesCLITests {
     @Test func theDemoRuns() async throws {
         let cli = ForkNotes()
         let demo = try await cli.ok("demo")
-        #expect(demo.contains("== 1.") && demo.contains("== 5."))
+        #expect(demo.contains("== 1.") && demo.contains("== 6."))
+        #expect(demo.contains("the picture's bytes are local: false") && demo.contains("same as the laptop's: true"))
         #expect(demo.contains("demo-note  [x]  Ship it today  #blue #green"))
         #expect(demo.contains("Fork yeah!!!"))
-        #expect(demo.contains("(exit 4)") && demo.contains("model version 3") && demo.contains("knows model version 1"))
+        #expect(demo.contains("(exit 4)") && demo.contains("model version 4") && demo.contains("knows model version 1"))
     }
 }
 
@@ -181,7 +182,7 @@ struct ForkNotesJSONTests {
         try await cli.ok("fork", "create", "--store", cli.store, "phone")
         let log = try JSONSerialization.jsonObject(with: Data(try await cli.ok("log", "--store", cli.store, "--json").utf8)) as? [[String: Any]]
         #expect(log?.count == 2)
-        #expect(log?.first?["modelVersion"] as? Int == 3)
+        #expect(log?.first?["modelVersion"] as? Int == 4)
         #expect((log?.first?["trailers"] as? [String: String])?["Format-Version"] == "1")
         let forks = try JSONSerialization.jsonObject(with: Data(try await cli.ok("fork", "list", "--store", cli.store, "--json").utf8)) as? [String]
         #expect(forks == ["main", "phone"])

@@ -11,7 +11,9 @@ struct ListCommand: ParsableCommand {
             Example: forknotes list --store notes --tag work --due-before 2026-12-01 --sort due --limit 20
             Notes are found through the store's query index (a cache beside the repository,
             rebuilt by itself when missing). With --json, prints an array of notes with id,
-            title, body, tags, done, and completedAt, due and updatedAt when set, written as it is read.
+            title, body, tags, done, and completedAt, due and updatedAt when set, and attachments
+            (name, id, size, mediaType, and local: whether the bytes are in this store yet)
+            when it has any, written as it is read.
             A note file that cannot be read is named on standard error and the exit code is 1;
             the other notes are listed.
             """)
@@ -51,7 +53,11 @@ struct ListCommand: ParsableCommand {
         let output = json ? JSONArrayWriter() : nil
         try store.forEachRecord(matching: query, in: fork) { note in
             listed += 1
-            if let output { try output.write(NoteJSON(note)) } else { print(note.line) }
+            if let output {
+                try output.write(NoteJSON(note, isLocal: store.isLocal))
+            } else {
+                print(note.line + note.attachmentsLine { store.isLocal($0) })
+            }
         }
         output?.finish()
 

@@ -1,8 +1,9 @@
 import ArgumentParser
 import ForkStore
+import ForkStoreExchange
 import Foundation
 
-struct StatusCommand: ParsableCommand {
+struct StatusCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "status",
         abstract: "Show the sync state: remote, last result, commits ahead and behind.",
@@ -19,20 +20,41 @@ struct StatusCommand: ParsableCommand {
         var lastError: String?
         var lastSuccess: Date?
         var quarantine: String?
+        /// Attachments still to move: uploads the next sync makes before it pushes, and
+        /// fetches an interrupted process left half-way.
+        var transfers: [Transfer]
     }
 
-    func run() throws {
+    struct Transfer: Codable {
+        var direction: String
+        var asset: String
+        var name: String?
+        var bytes: Int
+        var totalBytes: Int
+    }
+
+    func run() async throws {
         let store = try location.open()
         let settings = SyncSettings.load(for: location.path)
         var ahead = 0, behind = 0
-        if try store.hasFork(.cloud) {
-            (ahead, behind) = try store.divergence(of: .main, from: .cloud)
+        if try await store.hasFork(.cloud) {
+            (ahead, behind) = try await store.divergence(of: .main, from: .cloud)
         } else {
-            ahead = try store.history(of: .main).count
+            ahead = try await store.history(of: .main).count
+        }
+        var transfers: [AssetTransferProgress] = []
+        if settings.remote != nil {
+            // Worked out from the store and, for a path remote, its folder: no network.
+            transfers = (try? await SyncSettings.exchange(for: store, at: location.path).pendingAssetTransfers()) ?? []
         }
         let status = Status(
             remote: settings.remote, state: settings.lastState ?? "never synced", ahead: ahead, behind: behind,
-            lastError: settings.lastError, lastSuccess: settings.lastSuccess, quarantine: settings.quarantine)
+            lastError: settings.lastError, lastSuccess: settings.lastSuccess, quarantine: settings.quarantine,
+            transfers: transfers.map {
+                Transfer(
+                    direction: $0.direction == .upload ? "upload" : "download", asset: $0.asset.id.oid, name: $0.asset.fileName,
+                    bytes: $0.bytes, totalBytes: $0.totalBytes)
+            })
         if json {
             let encoder = JSONEncoder()
             encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
@@ -47,5 +69,16 @@ struct StatusCommand: ParsableCommand {
         print("last success: \(status.lastSuccess.map { $0.formatted(.iso8601) } ?? "never")")
         if let error = status.lastError { print("last error:   \(error.escapedForTerminal)") }
         if let kept = status.quarantine { print("quarantine:   \(kept.escapedForTerminal), removed by the next sync") }
+        for transfer in transfers {
+            let verb = transfer.direction == .upload ? "to upload:   " : "to download: "
+            let name = (transfer.asset.fileName ?? transfer.asset.id.oid).escapedForTerminal
+            print("\(verb) \(name), \(Self.fraction(transfer))")
+        }
+    }
+
+    /// `12.0 MB of 20.0 MB (60%)`.
+    static func fraction(_ progress: AssetTransferProgress) -> String {
+        let percent = progress.totalBytes > 0 ? progress.bytes * 100 / progress.totalBytes : 100
+        return "\(AttachmentName.size(progress.bytes)) of \(AttachmentName.size(progress.totalBytes)) (\(percent)%)"
     }
 }

@@ -32,18 +32,16 @@ struct SyncCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try location.open()
         var settings = SyncSettings.load(for: location.path)
-        guard let url = remote ?? settings.remote else {
-            throw ValidationError("No remote: pass --remote URL, or record one with 'forknotes init --remote URL'.")
-        }
-        let exchange = Exchange(
-            records: store,
-            remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust),
-            options: try SyncEnvironment.options())
+        let exchange = try SyncSettings.exchange(for: store, at: location.path, remote: remote)
         let progress = ProgressLine()
         let events = exchange.events()
         let watcher = Task {
             for await event in events {
-                if case .progress(let transfer) = event { progress.show(transfer) }
+                switch event {
+                case .progress(let transfer): progress.show(transfer)
+                case .assetProgress(let transfer): progress.show(transfer)
+                default: break
+                }
             }
         }
         defer { watcher.cancel() }

@@ -1,3 +1,4 @@
+import ForkStore
 import Foundation
 
 extension Note {
@@ -7,6 +8,15 @@ extension Note {
         let tagText = tags.sorted().map { "#\($0.escapedForTerminal)" }.joined(separator: " ")
         let dueText = due.map { "due " + $0.formatted(.iso8601.year().month().day()) } ?? ""
         return [id.escapedForTerminal, box, title.escapedForTerminal, tagText, dueText].filter { !$0.isEmpty }.joined(separator: "  ")
+    }
+
+    /// The attachments, after the line: `  📎 cat.jpg (2.4 MB)`, marked `(not fetched)` where
+    /// the bytes are not local yet.
+    func attachmentsLine(isLocal: (Asset) -> Bool) -> String {
+        guard !attachments.isEmpty else { return "" }
+        return "  attached: " + attachments.sorted { $0.key < $1.key }.map { name, asset in
+            "\(name.escapedForTerminal) (\(AttachmentName.size(asset.size))\(isLocal(asset) ? "" : ", not fetched"))"
+        }.joined(separator: ", ")
     }
 
     /// The note with its body, for the demo and `show`.

@@ -1,3 +1,4 @@
+import ForkStore
 import Foundation
 
 /// The `list --json` and `import` form of a note: the five fields of version 1 (`done` stays a
@@ -11,8 +12,21 @@ struct NoteJSON: Codable {
     var completedAt: Date?
     var due: Date?
     var updatedAt: Date?
+    /// The note's attachments, by name (listed, never imported: `import` takes notes, not
+    /// files).
+    var attachments: [AttachmentJSON]?
 
-    init(_ note: Note) {
+    /// One attachment in a listing: its name, the asset's id, size and media type, and
+    /// whether its bytes are in this store.
+    struct AttachmentJSON: Codable {
+        var name: String
+        var id: String
+        var size: Int
+        var mediaType: String
+        var local: Bool
+    }
+
+    init(_ note: Note, isLocal: (Asset) -> Bool = { _ in false }) {
         id = note.id
         title = note.title
         body = note.body
@@ -21,6 +35,9 @@ struct NoteJSON: Codable {
         completedAt = note.completedAt
         due = note.due
         updatedAt = note.updatedAt
+        attachments = note.attachments.isEmpty ? nil : note.attachments.sorted { $0.key < $1.key }.map { name, asset in
+            AttachmentJSON(name: name, id: asset.id.oid, size: asset.size, mediaType: asset.mediaType, local: isLocal(asset))
+        }
     }
 
     /// The note this line describes; a line with `done: true` and no `completedAt` is

@@ -14,6 +14,14 @@ final class ProgressLine: Sendable {
         FileHandle.standardError.write(Data("\r\(verb): \(progress.objects)\(total) objects, \(kilobytes) KB\u{1B}[K".utf8))
     }
 
+    /// An asset's transfer: its name or id, and how much of it has moved.
+    func show(_ progress: AssetTransferProgress) {
+        guard enabled else { return }
+        let verb = progress.direction == .upload ? "Uploading" : "Downloading"
+        let name = (progress.asset.fileName ?? progress.asset.id.oid).escapedForTerminal
+        FileHandle.standardError.write(Data("\r\(verb) \(name): \(StatusCommand.fraction(progress))\u{1B}[K".utf8))
+    }
+
     /// A count display for long local work, such as an import.
     func show(done: Int, label: String) {
         guard enabled else { return }

@@ -25,6 +25,18 @@ struct SyncSettings: Codable {
         return (try? decoder.decode(SyncSettings.self, from: data)) ?? SyncSettings()
     }
 
+    /// An exchange for the store with `remote`, or else the recorded remote, with credentials
+    /// and options from the environment.
+    static func exchange(for store: RecordStore<Note>, at path: String, remote: String? = nil) throws -> Exchange {
+        guard let url = remote ?? load(for: path).remote else {
+            throw ValidationError("No remote: pass --remote URL, or record one with 'forknotes init --remote URL'.")
+        }
+        return Exchange(
+            records: store,
+            remote: try Remote(url, credentials: SyncEnvironment.credentials, trust: SyncEnvironment.trust),
+            options: try SyncEnvironment.options())
+    }
+
     func save(for store: String) throws {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
