@@ -66,12 +66,31 @@ struct DemoCommand: AsyncParsableCommand {
         print("phone:")
         try show(phone)
 
-        heading("4. The laptop's history (git log reads it too)")
+        heading("4. The laptop attaches a picture; the phone fetches it when it opens it")
+        let picture = folder.appendingPathComponent("sunset.png")
+        try Self.picture.write(to: picture)
+        let asset = try await laptop.addAsset(contentsOf: picture)
+        try await laptop.update(id, message: "Attach sunset.png to note \(id)") { note in
+            note.attachments["sunset.png"] = asset
+            note.touch()
+        }
+        try await laptopSync.sync()
+        try await phoneSync.sync()
+        guard let reference = try await phone.record(id)?.attachments["sunset.png"] else {
+            throw ValidationError("The phone's note lacks the attachment after syncing.")
+        }
+        print("laptop attached sunset.png (\(asset.size) bytes, \(asset.id.oid.prefix(19))…) and synced: its bytes went to the remote first")
+        print("phone synced the note; the picture's bytes are local: \(phone.isLocal(reference))")
+        let opened = try await phoneSync.fetchAsset(reference)
+        let fetched = try Data(contentsOf: opened)
+        print("phone opened it: \(fetched.count) bytes, checked against their SHA-256, same as the laptop's: \(fetched == (try Data(contentsOf: picture)))")
+
+        heading("5. The laptop's history (git log reads it too)")
         for commit in try await laptop.history(of: .main) {
             print(LogCommand.line(for: commit))
         }
 
-        heading("5. An old build (model version 1) meets this version-\(Note.modelVersion) data")
+        heading("6. An old build (model version 1) meets this version-\(Note.modelVersion) data")
         try await haltAnOldBuild(store: path("old-phone.notes"), remote: path("remote.git"))
 
         if keep {
@@ -101,13 +120,22 @@ struct DemoCommand: AsyncParsableCommand {
         print("The old build halted instead of reading data it does not understand; its local notes are untouched.")
     }
 
+    /// A small picture: 16 × 16 pixels of a sunset, as a PNG.
+    static var picture: Data {
+        Data(base64Encoded: pictureBase64) ?? Data()
+    }
+
+    private static let pictureBase64 = """
+        iVBORw0KGgoAAAANSUhEUgAAABAAAAAQCAIAAACQkWg2AAAA+ElEQVR42uXLK1bFMBQF0DeSq/P/oO8gKisrKysjIyMjK5FIJBKJRCKRSGZwyDrTYK1t9wObIYvNkccWKGJLlLEVqtieHtgNWeyOPPZAEXuijL1Qxb7CYcjicORxBIo4EmUchSqOFU5DFqcjjzNQxJko4yxUca5wGbK4HHlcgSKuRBlXoYprhWbIojnyaIEiWqKMVqiirdANWXRHHj1QRE+U0QtV9BWGIYvhyGMEihiJMkahirHCNGQxHXnMQBEzUcYsVDFXuA1Z3I487kARd6KMu1DF/fQQbaJddIhO0Vv0WfRF9FX0TfRd9EP0U/RL9Fv0R/T3X4Y/2H9pHim1tHYAAAAASUVORK5CYII=
+        """
+
     private func heading(_ text: String) {
         print("\n== \(text)")
     }
 
     private func show(_ store: RecordStore<Note>) throws {
         for note in try store.records().sorted(by: { $0.id < $1.id }) {
-            print("  " + note.card.replacingOccurrences(of: "\n", with: "\n  "))
+            print("  " + note.card.replacingOccurrences(of: "\n", with: "\n  ") + note.attachmentsLine { store.isLocal($0) })
         }
     }
 }
