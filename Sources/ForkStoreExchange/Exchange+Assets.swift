@@ -121,30 +121,49 @@ extension Exchange {
                 do { return try engine.assets(changedFrom: since, to: head) } catch { return try engine.assets(changedFrom: nil, to: head) }
             }
             let missing = changed.filter { !folder.contains($0.asset.id, size: $0.asset.size) && wanted($0) }
-            if !missing.isEmpty {
-                try checkLocalRemote()
-                let transport = try assetTransport()
-                update {
-                    $0.syncTransfers = missing.map {
-                        AssetTransferProgress(direction: .download, asset: $0.asset, bytes: 0, totalBytes: $0.asset.size)
-                    }
-                }
-                for reference in missing {
-                    do {
-                        try checkSizes([reference])
-                        try moving([reference], .download, in: \.syncTransfers) { progress in
-                            try transport.download([AssetObject(reference.asset)], into: folder, progress: progress)
-                        }
-                        report.downloadedAssets += 1
-                        update { $0.syncTransfers.removeAll { $0.asset.id == reference.asset.id } }
-                    } catch {
-                        report.assetErrors.append(error)
-                    }
-                }
-            }
+            try download(missing, &report)
             if report.assetErrors.isEmpty { try step { try Self.writeMark(head, to: mark) } }
         } catch {
             report.assetErrors.append(error)
+        }
+    }
+
+    /// Downloads the pinned assets that are not here, whatever the policy: a pin asks for an
+    /// asset to be kept for use offline. What fails goes to ``SyncReport/assetErrors``.
+    func downloadPinned(_ report: inout SyncReport) {
+        do {
+            let folder = store.engine.assetFolder
+            let pinned = try step { try store.pinnedAssets() }
+            let missing = pinned.filter { !folder.contains($0.id, size: $0.size) }
+            try download(missing.map { ReferencedAsset(asset: $0, recordID: nil, pointer: "") }, &report)
+        } catch {
+            report.assetErrors.append(error)
+        }
+    }
+
+    /// Downloads `references` one by one, counting them in `report`; one that fails is added
+    /// to its ``SyncReport/assetErrors`` and the others go on.
+    private func download(_ references: [ReferencedAsset], _ report: inout SyncReport) throws(ExchangeError) {
+        guard !references.isEmpty else { return }
+        let folder = store.engine.assetFolder
+        try checkLocalRemote()
+        let transport = try assetTransport()
+        update {
+            $0.syncTransfers = references.map {
+                AssetTransferProgress(direction: .download, asset: $0.asset, bytes: 0, totalBytes: $0.asset.size)
+            }
+        }
+        for reference in references {
+            do {
+                try checkSizes([reference])
+                try moving([reference], .download, in: \.syncTransfers) { progress in
+                    try transport.download([AssetObject(reference.asset)], into: folder, progress: progress)
+                }
+                report.downloadedAssets += 1
+                update { $0.syncTransfers.removeAll { $0.asset.id == reference.asset.id } }
+            } catch {
+                report.assetErrors.append(error)
+            }
         }
     }
 

@@ -11,6 +11,7 @@ extension Exchange {
         do {
             var report = try cycleHoldingTheSyncLock()
             downloadByPolicy(&report)
+            downloadPinned(&report)
             let quarantine = quarantinedFetch()
             update {
                 $0.state = .idle

@@ -52,6 +52,27 @@ struct AssetSyncTests {
         #expect(again.uploadedAssets == 0)
     }
 
+    /// A pin asks for an asset to be kept here for use offline: a lazy sync fetches the pinned
+    /// assets it lacks, and only those.
+    @Test func aLazySyncFetchesPinnedAssets() async throws {
+        let lab = try await SyncLab()
+        let (laptop, laptopSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("laptop")
+        let (phone, phoneSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("phone")
+        let map = try addTestAsset(to: laptop, bytes: randomBytes(70_000, seed: 41), fileName: "map.png")
+        let menu = try addTestAsset(to: laptop, bytes: randomBytes(50_000, seed: 42), fileName: "menu.pdf")
+        try await laptop.save(AttachmentNote(id: "map", title: "Map", file: map))
+        try await laptop.save(AttachmentNote(id: "menu", title: "Menu", file: menu))
+        try await laptopSync.sync()
+        try await phoneSync.sync()
+        #expect(!isLocal(map, in: phone) && !isLocal(menu, in: phone))
+
+        try await phone.pin(map)
+        let report = try await phoneSync.sync()
+        #expect(report.downloadedAssets == 1 && report.assetErrors.isEmpty)
+        #expect(isLocal(map, in: phone) && !isLocal(menu, in: phone))
+        #expect(try await phoneSync.sync().downloadedAssets == 0)
+    }
+
     /// After every sync of two replicas that add, replace and merge attachments, every commit
     /// on the remote's `main` (read with the git CLI) references only assets in its
     /// `lfs/objects`.
