@@ -121,8 +121,15 @@ extension Exchange {
                 do { return try engine.assets(changedFrom: since, to: head) } catch { return try engine.assets(changedFrom: nil, to: head) }
             }
             let missing = changed.filter { !folder.contains($0.asset.id, size: $0.asset.size) && wanted($0) }
-            try download(missing, &report)
-            if report.assetErrors.isEmpty { try step { try Self.writeMark(head, to: mark) } }
+            // An asset over the size limit can never come: reported once, it does not hold
+            // the mark back (which would read and report it again at every sync).
+            let limit = store.options.maximumAssetSize
+            for reference in missing where reference.asset.size > limit {
+                report.assetErrors.append(.store(.assetTooLarge(size: reference.asset.size, limit: limit)))
+            }
+            let refusedForSize = report.assetErrors.count
+            try download(missing.filter { $0.asset.size <= limit }, &report)
+            if report.assetErrors.count == refusedForSize { try step { try Self.writeMark(head, to: mark) } }
         } catch {
             report.assetErrors.append(error)
         }

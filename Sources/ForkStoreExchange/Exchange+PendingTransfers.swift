@@ -38,7 +38,7 @@ extension Exchange {
             for reference in try step({ try engine.assets(introducedBy: outgoing) }) {
                 let asset = reference.asset
                 if let remoteFolder, remoteFolder.contains(asset.id, size: asset.size) { continue }
-                let kept = remoteFolder.map { Self.length(of: $0.partialPath(of: asset.id)) } ?? 0
+                let kept = min(asset.size, remoteFolder.map { Self.length(of: $0.partialPath(of: asset.id)) } ?? 0)
                 pending.append(AssetTransferProgress(direction: .upload, asset: asset, bytes: kept, totalBytes: asset.size))
             }
         }
@@ -51,7 +51,7 @@ extension Exchange {
                 }
                 for reference in changed where !folder.contains(reference.asset.id, size: reference.asset.size) && wanted(reference) {
                     let asset = reference.asset
-                    let kept = Self.length(of: folder.partialPath(of: asset.id))
+                    let kept = min(asset.size, Self.length(of: folder.partialPath(of: asset.id)))
                     pending.append(AssetTransferProgress(direction: .download, asset: asset, bytes: kept, totalBytes: asset.size))
                 }
             }

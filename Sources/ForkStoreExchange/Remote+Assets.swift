@@ -21,7 +21,15 @@ extension Remote {
         get {
             if let configuredAssetsURL { return configuredAssetsURL }
             guard transport == .http || transport == .https else { return nil }
-            let base = url.hasSuffix("/") ? String(url.dropLast()) : url
+            // Without a user name: the endpoint takes the remote's credentials, and an
+            // endpoint naming a user is refused.
+            var base = url
+            if var components = URLComponents(string: url), components.user != nil {
+                components.user = nil
+                components.password = nil
+                base = components.string ?? url
+            }
+            if base.hasSuffix("/") { base.removeLast() }
             return base.lowercased().hasSuffix(".git") ? base + "/info/lfs" : base + ".git/info/lfs"
         }
         set {

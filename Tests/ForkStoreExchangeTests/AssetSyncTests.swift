@@ -297,6 +297,8 @@ struct AssetSyncTests {
         #expect(try Remote("https://git.example.com/notes.git").assetsURL == "https://git.example.com/notes.git/info/lfs")
         #expect(try Remote("https://git.example.com/notes").assetsURL == "https://git.example.com/notes.git/info/lfs")
         #expect(try Remote("http://git.example.com/notes/").assetsURL == "http://git.example.com/notes.git/info/lfs")
+        // The user stays with the remote's credentials, not in the endpoint.
+        #expect(try Remote("https://alice@git.example.com/notes.git").assetsURL == "https://git.example.com/notes.git/info/lfs")
         #expect(try Remote("git://git.example.com/notes.git").assetsURL == nil)
         #expect(try Remote("ssh://me@git.example.com/notes.git").assetsURL == nil)
         #expect(try Remote("/srv/notes.git").assetsURL == nil)

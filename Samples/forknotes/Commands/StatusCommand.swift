@@ -78,7 +78,8 @@ struct StatusCommand: AsyncParsableCommand {
 
     /// `12.0 MB of 20.0 MB (60%)`.
     static func fraction(_ progress: AssetTransferProgress) -> String {
-        let percent = progress.totalBytes > 0 ? progress.bytes * 100 / progress.totalBytes : 100
+        // In floating point: bytes × 100 could overflow for a size near Int.max.
+        let percent = progress.totalBytes > 0 ? Int(min(1, Double(progress.bytes) / Double(progress.totalBytes)) * 100) : 100
         return "\(AttachmentName.size(progress.bytes)) of \(AttachmentName.size(progress.totalBytes)) (\(percent)%)"
     }
 }

@@ -192,19 +192,26 @@ package struct AssetFolder: Sendable {
         try makeFolder(folder)
         guard rename(file, target) == 0 else { throw StoreError.fileSystem(path: target, errno: errno) }
         // The rename is durable once the folder holding the new name is.
-        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        if directory >= 0 {
-            _ = fsync(directory)
-            close(directory)
-        }
+        Self.fsyncFolder(folder)
     }
 
+    /// Makes the folder and any missing parents, fsyncing the parent of each one it makes: an
+    /// object renamed into a new `objects/ab/cd` must not vanish in a power loss that the
+    /// commit naming it survives.
     package func makeFolder(_ folder: String) throws(StoreError) {
-        do {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        } catch {
-            throw StoreError.fileSystem(path: folder, error: error)
-        }
+        var isDirectory: ObjCBool = false
+        if FileManager.default.fileExists(atPath: folder, isDirectory: &isDirectory), isDirectory.boolValue { return }
+        let parent = (folder as NSString).deletingLastPathComponent
+        if !parent.isEmpty, parent != folder { try makeFolder(parent) }
+        guard mkdir(folder, 0o755) == 0 || errno == EEXIST else { throw StoreError.fileSystem(path: folder, errno: errno) }
+        Self.fsyncFolder(parent)
+    }
+
+    private static func fsyncFolder(_ folder: String) {
+        let directory = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard directory >= 0 else { return }
+        _ = fsync(directory)
+        close(directory)
     }
 
     /// Writes all of `bytes` to the open file, however many calls it takes.

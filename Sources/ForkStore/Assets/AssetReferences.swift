@@ -113,7 +113,9 @@ package struct AssetReferences: Sendable {
             case ("mediaType", .string(let text)):
                 mediaType = text
             case ("name", .string(let text)):
-                guard !text.contains("/"), !text.contains("\0") else {
+                // Byte by byte: String's contains compares characters, and "/" followed by a
+                // combining mark is one character that is not "/".
+                guard !text.utf8.contains(0x2F), !text.utf8.contains(0) else {
                     return .failure(Problem(reason: "an asset's name is a file name without folders"))
                 }
                 name = text

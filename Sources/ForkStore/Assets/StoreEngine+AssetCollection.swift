@@ -35,7 +35,7 @@ extension StoreEngine {
                 // A collection killed between setting an object aside and removing it (or one
                 // running now, which then keeps it): put it back and decide again.
                 try? folder.makeFolder((folder.path(of: id) as NSString).deletingLastPathComponent)
-                _ = rename(file.path, folder.path(of: id))
+                _ = Self.putBack(file.path, to: folder.path(of: id))
             case .adding where file.modified < cutoff:
                 unlink(file.path)  // an add killed before it finished
             case .partial(let id) where file.modified < cutoff:
@@ -97,12 +97,20 @@ extension StoreEngine {
         let aside = AssetFolderListing.setAsidePath(of: object.id, in: assetFolder)
         guard rename(object.path, aside) == 0 else { return nil }
         guard let file = AssetFolderListing.status(of: aside), file.modified < cutoff else {
-            if rename(aside, object.path) != 0 {
+            if !Self.putBack(aside, to: object.path) {
                 options.logger.notice("could not put asset \(object.id) back from \(aside); the next collection will")
             }
             return nil
         }
         guard unlink(aside) == 0 else { return nil }
         return file.size
+    }
+
+    /// Puts a set-aside object back, never over a copy written since (an add or a download
+    /// that renamed a fresh, checked copy into place): a hard link fails when the name is
+    /// taken, and the set-aside copy, the same bytes, then goes. False if it could not.
+    private static func putBack(_ aside: String, to target: String) -> Bool {
+        guard link(aside, target) == 0 || errno == EEXIST else { return false }
+        return unlink(aside) == 0
     }
 }

@@ -35,7 +35,7 @@ extension StoreEngine {
     /// A reference's file name is a name without folders (FORMAT.md); a name that is not one
     /// is refused before any byte is read, as other replicas would refuse the reference.
     static func checkFileName(_ name: String?) throws(StoreError) {
-        guard let name, name.contains("/") || name.contains("\0") else { return }
+        guard let name, name.utf8.contains(0x2F) || name.utf8.contains(0) else { return }
         throw StoreError.encodingFailed(reason: "an asset's file name has no folders, and '\(name)' names one")
     }
 
@@ -101,6 +101,9 @@ extension StoreEngine {
             case (let index?, false): pins.remove(at: index)
             }
             try AssetPins.write(pins, gitDirectory: path)
+            // A collection deciding now read the pins before this one: freshening the object
+            // puts it in the grace period, which its last check before removing honours.
+            if pinned { _ = utimensat(AT_FDCWD, assetFolder.path(of: asset.id), nil, 0) }
         }
     }
 }
