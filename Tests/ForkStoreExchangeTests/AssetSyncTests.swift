@@ -73,6 +73,25 @@ struct AssetSyncTests {
         #expect(try await phoneSync.sync().downloadedAssets == 0)
     }
 
+    /// A path remote whose `lfs/objects` is a symbolic link to a folder elsewhere does not get
+    /// the upload written there: the push stops first, and the remote's main does not move.
+    @Test func aLinkedFolderInThePathRemoteIsNotWrittenThrough() async throws {
+        let lab = try await SyncLab()
+        let (laptop, laptopSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("laptop")
+        let elsewhere = lab.folder.child("elsewhere")
+        try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: lab.remotePath + "/lfs", withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(atPath: lab.remotePath + "/lfs/objects", withDestinationPath: elsewhere)
+        let before = try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", "-q", "main").stdout
+        let asset = try addTestAsset(to: laptop, bytes: randomBytes(40_000, seed: 51))
+        try await laptop.save(AttachmentNote(id: "n", title: "n", file: asset))
+        await #expect { try await laptopSync.sync() } throws: { error in
+            (error as? ExchangeError)?.code == .corruptData && "\(error)".contains("symbolic link")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
+        #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", "-q", "main").stdout == before)
+    }
+
     /// After every sync of two replicas that add, replace and merge attachments, every commit
     /// on the remote's `main` (read with the git CLI) references only assets in its
     /// `lfs/objects`.

@@ -41,6 +41,7 @@ package struct PathAssetTransport: AssetTransport {
         var sent = 0
         for object in objects where !remote.contains(object.id, size: object.size) {
             guard folder.contains(object.id, size: object.size) else { throw AssetTransferFailure.missingLocally(object.id) }
+            try refuseLinkedFolders(for: object.id)
             do {
                 _ = try remote.receive(object.id, size: object.size, from: folder.path(of: object.id), pause: pause) { bytes in
                     progress(AssetTransferCount(object: object, bytes: bytes))
@@ -65,6 +66,21 @@ package struct PathAssetTransport: AssetTransport {
                 // The remote's bytes: wrong size, not a file, or not hashing to the id.
                 if error.code == .assetCorrupt { throw AssetTransferFailure.corrupt(object.id, reason: error.reason ?? error.message) }
                 throw remoteFailure(error) ?? error
+            }
+        }
+    }
+
+    /// Refuses to write through a folder of the remote's `lfs/` that is a symbolic link: the
+    /// remote's contents must not steer an upload's bytes (and its partial file, truncated or
+    /// removed) into a folder elsewhere.
+    private func refuseLinkedFolders(for id: AssetID) throws {
+        let objectFolder = (remote.path(of: id) as NSString).deletingLastPathComponent
+        let shardFolder = (objectFolder as NSString).deletingLastPathComponent
+        for folder in [remote.root, remote.root + "/objects", shardFolder, objectFolder, remote.root + "/tmp"] {
+            var info = stat()
+            if lstat(folder, &info) == 0, (info.st_mode & S_IFMT) == S_IFLNK {
+                throw TransferFailure.corruptData(
+                    reason: "\(folder) is a symbolic link; assets are written only inside the remote's own lfs folder")
             }
         }
     }
