@@ -70,18 +70,8 @@ public final class GiftlessServer: Sendable {
             return
         }
         let backend = port
-        let htpasswd = folder + "/htpasswd"
-        let hash = try await run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        try "\(Self.username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
-        let key = folder + "/server.key", certificate = folder + "/server.crt"
-        if tls {
-            try await run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            ])
-        }
+        let (htpasswd, key, certificate) = try await FrontSecrets.make(
+            in: folder, username: Self.username, password: Self.password, tls: tls)
         (frontPort, tlsPort, front) = try await onFreePorts(tls ? 2 : 1) { ports in
             let process = try await Self.startFront(
                 folder: folder, backend: backend, htpasswd: htpasswd, authenticated: authenticated, port: ports[0],

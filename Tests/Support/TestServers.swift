@@ -16,20 +16,10 @@ public final class SmartHTTPServer: Sendable {
 
     public init(repositories: String, folder: String, tls: Bool = false) async throws {
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let htpasswd = folder + "/htpasswd"
-        let hash = try await run("/usr/bin/openssl", ["passwd", "-apr1", Self.password]).stdout
-            .trimmingCharacters(in: .whitespacesAndNewlines)
-        try "\(Self.username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
+        let (htpasswd, key, certificate) = try await FrontSecrets.make(
+            in: folder, username: Self.username, password: Self.password, tls: tls)
         try FileManager.default.createDirectory(atPath: folder + "/www", withIntermediateDirectories: true)
         let backend = try await git("--exec-path").stdout.trimmingCharacters(in: .whitespacesAndNewlines) + "/git-http-backend"
-        let key = folder + "/server.key", certificate = folder + "/server.crt"
-        if tls {
-            try await run("/usr/bin/openssl", [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
-                "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
-                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
-            ])
-        }
         (port, tlsPort, process) = try await onFreePorts(tls ? 2 : 1) { ports in
             let process = try await Self.startLighttpd(
                 folder: folder, repositories: repositories, htpasswd: htpasswd, backend: backend, port: ports[0],
@@ -200,4 +190,26 @@ public func waitForPort(_ port: Int, process: ChildProcess, saying ready: String
     // Once more: a wait for a cooperative thread may have outlasted the deadline.
     if said(), canConnect(port: port) { return }
     throw ServerDidNotStart(log: process.log)
+}
+
+/// What lighttpd in front of a test server needs: a basic-authentication password file for
+/// one user, and with `tls` a fresh self-signed certificate for localhost and 127.0.0.1.
+enum FrontSecrets {
+    static func make(in folder: String, username: String, password: String, tls: Bool) async throws -> (
+        htpasswd: String, key: String, certificate: String
+    ) {
+        let htpasswd = folder + "/htpasswd"
+        let hash = try await run("/usr/bin/openssl", ["passwd", "-apr1", password]).stdout
+            .trimmingCharacters(in: .whitespacesAndNewlines)
+        try "\(username):\(hash)\n".write(toFile: htpasswd, atomically: true, encoding: .utf8)
+        let key = folder + "/server.key", certificate = folder + "/server.crt"
+        if tls {
+            try await run("/usr/bin/openssl", [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-days", "2",
+                "-keyout", key, "-out", certificate, "-subj", "/CN=localhost",
+                "-addext", "subjectAltName=DNS:localhost,IP:127.0.0.1",
+            ])
+        }
+        return (htpasswd, key, certificate)
+    }
 }
