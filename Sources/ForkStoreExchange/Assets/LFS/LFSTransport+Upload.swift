@@ -6,29 +6,26 @@ extension LFSTransport {
     /// Sends those of `objects` the server lacks, reading each from `folder`, in batches of
     /// 100: a `PUT` of the whole file to the upload action's href (a stopped upload starts its
     /// object again), then the verify action when there is one. Returns how many were sent;
-    /// those the server has already are skipped. A failure of one object (not in `folder`,
-    /// refused by the server) lets the others go on and is thrown at the end.
+    /// those the server has already are skipped. Objects not in `folder` are asked about too:
+    /// a lazy replica edits records holding assets it never downloaded, which the server has;
+    /// only one the server lacks as well is ``AssetTransferFailure/missingLocally(_:)``. A
+    /// failure of one object (missing, refused by the server) lets the others go on and is
+    /// thrown at the end.
     package func upload(_ objects: [AssetObject], from folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws -> Int {
         let session = try client.session()
         var secrets = secrets()
         var firstFailure: AssetTransferFailure?
         var sent = 0
-        var present: [AssetObject] = []
-        for object in Self.distinct(objects) {
-            if folder.contains(object.id, size: object.size) {
-                present.append(object)
-            } else if firstFailure == nil {
-                firstFailure = .missingLocally(object.id)
-            }
-        }
-        for start in stride(from: 0, to: present.count, by: LFSBatchRequest.maximumObjects) {
-            let batch = Array(present[start..<min(start + LFSBatchRequest.maximumObjects, present.count)])
+        let asked = Self.distinct(objects)
+        for start in stride(from: 0, to: asked.count, by: LFSBatchRequest.maximumObjects) {
+            let batch = Array(asked[start..<min(start + LFSBatchRequest.maximumObjects, asked.count)])
             let answer = try self.batch(.upload, batch, session: session, secrets: secrets)
             for object in batch {
                 do {
                     switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
                     case .actions(let actions):
                         guard let upload = actions["upload"] else { continue }  // the server has it
+                        guard folder.contains(object.id, size: object.size) else { throw AssetTransferFailure.missingLocally(object.id) }
                         secrets.add(upload)
                         if let verify = actions["verify"] { secrets.add(verify) }
                         try put(object, from: folder, action: upload, session: session, secrets: secrets, progress: progress)
