@@ -111,7 +111,10 @@ extension AssetFolder {
     /// Opens (creating it) and locks the partial file at `path`, waiting for another copy of
     /// the same object that holds it. Checks that the locked file is still the one at `path`:
     /// the copy that held the lock may have renamed it into place or removed it meanwhile.
-    private func openLockedPartial(_ path: String) throws(StoreError) -> Int32 {
+    /// Every transfer into the folder (a copy, a Git LFS download) takes this lock, and holds
+    /// it until the object is hashed and moved into place, so two of one object, in threads
+    /// or processes, wait for each other.
+    package func openLockedPartial(_ path: String) throws(StoreError) -> Int32 {
         try makeFolder((path as NSString).deletingLastPathComponent)
         for _ in 0..<16 {
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)

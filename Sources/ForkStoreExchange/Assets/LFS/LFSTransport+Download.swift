@@ -53,12 +53,16 @@ extension LFSTransport {
         progress: (AssetTransferCount) -> Void
     ) throws {
         let partial = folder.partialPath(of: object.id)
-        try folder.makeFolder((partial as NSString).deletingLastPathComponent)
         for attempt in 1...2 {
-            let descriptor = open(partial, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o644)
-            guard descriptor >= 0 else { throw Self.fileFailure(path: partial, errno: errno) }
-            var closed = false
-            defer { if !closed { close(descriptor) } }
+            // Locked until the object is in place: another download of it (a fetch while a
+            // sync downloads, another process) waits, then finds it there.
+            let descriptor = try folder.openLockedPartial(partial)
+            defer { close(descriptor) }
+            if folder.contains(object.id, size: object.size) {
+                unlink(partial)  // this download's own empty file
+                progress(AssetTransferCount(object: object, bytes: object.size))
+                return
+            }
             var info = stat()
             guard fstat(descriptor, &info) == 0 else { throw Self.fileFailure(path: partial, errno: errno) }
             var have = Int(info.st_size)
@@ -69,8 +73,6 @@ extension LFSTransport {
             if have == object.size, object.size > 0 {
                 // A download that stopped after its last byte: only the check is left. Bytes
                 // that do not hash are removed by the check, and fetched again.
-                close(descriptor)
-                closed = true
                 do {
                     try commit(object, partial: partial, folder: folder)
                     progress(AssetTransferCount(object: object, bytes: object.size))
@@ -107,8 +109,6 @@ extension LFSTransport {
                 if failure is AssetTransferFailure { unlink(partial) } else { Self.removeIfEmpty(partial, descriptor: descriptor) }
                 throw failure
             }
-            close(descriptor)
-            closed = true
             try commit(object, partial: partial, folder: folder)
             return
         }
