@@ -10,6 +10,8 @@ public struct ExchangeOptions: Sendable {
     /// How long one read from or write to the remote may wait for the other end before the
     /// sync fails as offline. Covers `git://` and `http(s)://`; over `ssh://`, libssh2 reads
     /// the connection itself and waits for a silent server without a limit once connected.
+    /// Asset transfers over Git LFS fail as offline when they average under 1 KiB a second over
+    /// this time, and a Git LFS batch or verify request when it takes more than twice this.
     public var readWriteTimeout: Duration
     /// Fetch-merge-push rounds to try when the push loses a race to another writer.
     public var maximumPushAttempts: Int

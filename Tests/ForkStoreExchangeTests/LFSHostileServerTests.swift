@@ -32,11 +32,12 @@ struct LFSHostileServerTests {
     /// A server answering the batch with `batch` (given the server's own URL) and every GET
     /// with `get`.
     static func server(
-        host: String = "127.0.0.1", batch: @escaping @Sendable (String) -> String,
+        host: String = "127.0.0.1", trickle: @escaping @Sendable (TinyHTTPServer.Request) -> Duration = { _ in .zero },
+        batch: @escaping @Sendable (String) -> String,
         get: @escaping @Sendable (TinyHTTPServer.Request) -> String = { _ in TinyHTTPServer.response("404 Not Found") }
     ) throws -> TinyHTTPServer {
         let own = Mutex<String>("")
-        let server = try TinyHTTPServer(host: host) { request in
+        let server = try TinyHTTPServer(host: host, trickle: trickle) { request in
             request.requestLine.hasPrefix("POST ") && request.requestLine.contains("/objects/batch")
                 ? batch(own.withLock { $0 }) : get(request)
         }

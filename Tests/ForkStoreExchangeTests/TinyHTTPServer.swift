@@ -21,11 +21,17 @@ final class TinyHTTPServer: Sendable {
     private let listener: Int32
     private let received = Mutex<[Request]>([])
     private let respond: @Sendable (Request) -> String
+    private let trickle: @Sendable (Request) -> Duration
 
-    /// Listens on `host` (any 127.x.y.z address) at a free port.
-    init(host: String = "127.0.0.1", respond: @escaping @Sendable (Request) -> String) throws {
+    /// Listens on `host` (any 127.x.y.z address) at a free port. `trickle` says how long to
+    /// wait after each byte of the answer to a request (zero: send it whole): a slow server.
+    init(
+        host: String = "127.0.0.1", trickle: @escaping @Sendable (Request) -> Duration = { _ in .zero },
+        respond: @escaping @Sendable (Request) -> String
+    ) throws {
         self.host = host
         self.respond = respond
+        self.trickle = trickle
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(descriptor, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -96,15 +102,18 @@ final class TinyHTTPServer: Sendable {
             let request = Request(requestLine: lines.first ?? "", headers: headers, body: body)
             received.withLock { $0.append(request) }
             let response = Array(respond(request).utf8)
+            let pause = trickle(request)
             // MSG_NOSIGNAL: a client that stops reading (a refused body) must not kill the
             // test process with SIGPIPE.
             var offset = 0
             while offset < response.count {
+                let step = pause > .zero ? 1 : response.count - offset
                 let sent = response.withUnsafeBytes { bytes in
-                    bytes.baseAddress.map { send(connection, $0 + offset, bytes.count - offset, Int32(MSG_NOSIGNAL)) } ?? -1
+                    bytes.baseAddress.map { send(connection, $0 + offset, step, Int32(MSG_NOSIGNAL)) } ?? -1
                 }
                 guard sent > 0 else { break }
                 offset += sent
+                if pause > .zero { Thread.sleep(forTimeInterval: Double(pause.components.attoseconds) / 1e18 + Double(pause.components.seconds)) }
             }
             close(connection)
         }

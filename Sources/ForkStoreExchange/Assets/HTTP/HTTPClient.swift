@@ -9,9 +9,9 @@
 package struct HTTPClient: Sendable {
     /// How long opening a connection may take.
     package var connectTimeout: Duration
-    /// How long a request may go without a byte moving either way before it fails as
-    /// unreachable (curl's low-speed limit of 1 byte a second over this time, whole seconds,
-    /// at least 1).
+    /// How long a request may go below ``minimumRate`` either way (averaged over this time,
+    /// whole seconds, at least 1) before it fails as unreachable: a stalled or trickling
+    /// server.
     package var readTimeout: Duration
     package var trust: Trust
 
@@ -20,6 +20,14 @@ package struct HTTPClient: Sendable {
         self.readTimeout = max(.seconds(1), readTimeout)
         self.trust = trust
     }
+
+    /// The slowest a request may move bytes, averaged over ``readTimeout``: 1 KiB a second.
+    package static let minimumRate = 1024
+
+    /// How long a request that moves no file (a batch, a verify) may take in all, whatever
+    /// its rate: twice the read timeout (2 minutes by default). Its bodies are small; a server
+    /// that keeps one going longer holds a sync for nothing.
+    package var smallExchangeDeadline: Duration { readTimeout * 2 }
 
     /// How to treat a server's TLS certificate.
     package enum Trust: Sendable, Equatable {

@@ -105,8 +105,14 @@ package final class HTTPSession {
         try curl.set(CURLOPT_HTTPAUTH, Int(forkstore_curl_auth_none()), "HTTPAUTH")
         try curl.set(CURLOPT_USERAGENT, "ForkStore (git-lfs/3.3.0 compatible)", "USERAGENT")
         try curl.set(CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(client.connectTimeout), "CONNECTTIMEOUT_MS")
-        try curl.set(CURLOPT_LOW_SPEED_LIMIT, 1, "LOW_SPEED_LIMIT")
+        // A server trickling a byte a second would hold a sync (and its lock) for days: a body
+        // must average the minimum rate over each read timeout, and a small exchange (a batch,
+        // a verify, an error's body) must end by its deadline.
+        try curl.set(CURLOPT_LOW_SPEED_LIMIT, HTTPClient.minimumRate, "LOW_SPEED_LIMIT")
         try curl.set(CURLOPT_LOW_SPEED_TIME, max(1, Self.milliseconds(client.readTimeout) / 1000), "LOW_SPEED_TIME")
+        if Self.isSmall(request, body: body) {
+            try curl.set(CURLOPT_TIMEOUT_MS, Self.milliseconds(client.smallExchangeDeadline), "TIMEOUT_MS")
+        }
         let verify = client.trust == .verify
         try curl.set(CURLOPT_SSL_VERIFYPEER, verify ? 1 : 0, "SSL_VERIFYPEER")
         try curl.set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0, "SSL_VERIFYHOST")
@@ -135,6 +141,13 @@ package final class HTTPSession {
             if request.body.size < Self.bufferSize { lines.append("Expect:") }
         }
         try curl.set(CURLOPT_HTTPHEADER, list: lines, "HTTPHEADER")
+    }
+
+    /// Whether a request moves no file either way (a batch, a verify): it has a deadline.
+    private static func isSmall(_ request: HTTPRequest, body: HTTPResponseBody) -> Bool {
+        if case .file = request.body { return false }
+        if case .collect = body { return true }
+        return false
     }
 
     /// What one read or write of the body moves at most: 256 KiB.
