@@ -24,6 +24,9 @@ package enum HTTPFailure: Error, Sendable, Equatable {
     case cancelled
     /// A local file the request reads or writes failed: its path and `errno`.
     case localFile(path: String, errno: Int32)
+    /// The file a request sends did not hash to the id it was sent as; the request was
+    /// stopped before its last piece left.
+    case localFileCorrupt(path: String, reason: String)
     /// Any other failure.
     case transport(reason: String)
 }

@@ -1,3 +1,4 @@
+import ForkStore
 /// One HTTP request: method, URL, header lines and body. Its headers are sent as given, and
 /// to the URL's origin only: an ``HTTPSession`` follows no redirect to another origin.
 package struct HTTPRequest: Sendable {
@@ -28,14 +29,17 @@ package struct HTTPRequest: Sendable {
         /// Bytes in memory (a batch request: small).
         case bytes([UInt8])
         /// The first `size` bytes of a file, read as they are sent, a piece at a time, so
-        /// memory stays flat whatever its size.
-        case file(path: String, size: Int)
+        /// memory stays flat whatever its size. With `id`, the bytes are hashed as they are
+        /// sent, and the request is stopped before its last piece leaves when they do not hash
+        /// to `id` (``HTTPFailure/localFileCorrupt(path:reason:)``): a damaged local copy never
+        /// reaches the server whole.
+        case file(path: String, size: Int, id: AssetID? = nil)
 
         var size: Int {
             switch self {
             case .none: 0
             case .bytes(let bytes): bytes.count
-            case .file(_, let size): size
+            case .file(_, let size, _): size
             }
         }
     }

@@ -1,4 +1,5 @@
 internal import CCurl
+import ForkStore
 import Foundation
 
 #if canImport(Glibc)
@@ -40,6 +41,8 @@ final class HTTPTransferState {
     private var bytes: [UInt8] = []
     private var sent = 0
     private var source: (descriptor: Int32, path: String, size: Int)?
+    /// The id the file sent must hash to, and the hash of what was read of it so far.
+    private var check: (id: AssetID, hasher: AssetHasher)?
 
     init(sink: HTTPResponseBody, isCancelled: @escaping () -> Bool, progress: @escaping (HTTPProgress) -> Void) {
         self.sink = sink
@@ -57,10 +60,11 @@ final class HTTPTransferState {
         switch body {
         case .none: break
         case .bytes(let bytes): self.bytes = bytes
-        case .file(let path, let size):
+        case .file(let path, let size, let id):
             let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { throw HTTPFailure.localFile(path: path, errno: errno) }
             source = (descriptor, path, size)
+            check = id.map { ($0, AssetHasher()) }
         }
     }
 
@@ -88,6 +92,14 @@ final class HTTPTransferState {
                         returning: forkstore_curl_readfunc_abort())
                 }
                 sent += count
+                check?.hasher.update(UnsafeRawBufferPointer(start: base, count: count))
+                // The last piece is held back when the whole does not hash right: the server
+                // never gets a complete body to keep.
+                if sent == source.size, let check, case let found = check.hasher.finish(), found != check.id {
+                    return stop(
+                        .localFileCorrupt(path: source.path, reason: "its bytes hash to \(found), not \(check.id)"),
+                        returning: forkstore_curl_readfunc_abort())
+                }
                 return count
             }
         }

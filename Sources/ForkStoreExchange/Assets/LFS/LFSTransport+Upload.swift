@@ -10,7 +10,9 @@ extension LFSTransport {
     /// a lazy replica edits records holding assets it never downloaded, which the server has;
     /// only one the server lacks as well is ``AssetTransferFailure/missingLocally(_:)``. A
     /// failure of one object (missing, refused by the server) lets the others go on and is
-    /// thrown at the end.
+    /// thrown at the end. The bytes are hashed as they are sent: a local copy that does not
+    /// hash to its id stops the upload with `StoreError.assetCorrupt` before its last piece
+    /// leaves, and is removed from `folder`.
     package func upload(_ objects: [AssetObject], from folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws -> Int {
         let session = try client.session()
         var secrets = secrets()
@@ -60,7 +62,7 @@ extension LFSTransport {
         }
         let request = HTTPRequest(
             .put, action.href, headers: headers(for: action, adding: extra),
-            body: .file(path: folder.path(of: object.id), size: object.size))
+            body: .file(path: folder.path(of: object.id), size: object.size, id: object.id))
         let response: HTTPResponse
         do {
             response = try perform(request, body: .collect(maximum: HTTPResponse.errorBodyLimit), session: session) { moved in
@@ -68,6 +70,11 @@ extension LFSTransport {
             }
         } catch .localFile(let path, let code) where path == folder.path(of: object.id) && code == ENOENT {
             throw AssetTransferFailure.missingLocally(object.id)
+        } catch .localFileCorrupt(_, let reason) {
+            // A bit-rotted local copy must not become the server's: the PUT stopped before its
+            // last piece, and the damaged bytes go, as verifying the asset would remove them.
+            let removed = (try? folder.remove(object.id)) != nil
+            throw StoreError.assetCorrupt(id: object.id, reason: "the bytes here were not sent: \(reason)\(removed ? "; they were removed" : "")")
         } catch {
             throw transferFailure(error, at: action.href, secrets: secrets)
         }

@@ -145,6 +145,7 @@ package struct LFSTransport: AssetTransport {
         case .refusedResponse(let reason): return TransferFailure.transport(reason: secrets.scrubbed("\(url.redacted) sent \(reason)"))
         case .cancelled: return CancellationError()
         case .localFile(let path, let code): return Self.fileFailure(path: path, errno: code)
+        case .localFileCorrupt(let path, let reason): return StoreError.fileSystem(path: path, reason: reason)
         case .transport(let reason): return TransferFailure.transport(reason: secrets.scrubbed(reason))
         }
     }
