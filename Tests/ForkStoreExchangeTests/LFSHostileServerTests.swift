@@ -170,8 +170,8 @@ struct LFSHostileServerTests {
         }
     }
 
-    /// A redirect to another host is refused, and that host hears nothing; a redirect on the
-    /// same origin is followed.
+    /// A batch request's redirect to another host is refused, and that host hears nothing; a
+    /// redirect on the same origin is followed.
     @Test func redirectsToAnotherHostAreRefusedAndSameOriginOnesFollowed() async throws {
         let elsewhere = try TinyHTTPServer(host: "127.0.0.2") { _ in TinyHTTPServer.response("200 OK", body: "{}") }
         let away = try Self.server(batch: { _ in
@@ -183,15 +183,6 @@ struct LFSHostileServerTests {
             return
         }
         #expect(reason.contains("127.0.0.2"))
-        // The download href redirecting away is refused the same way.
-        let hrefAway = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
-            TinyHTTPServer.response("302 Found", headers: ["Location: \(elsewhere.url)/o"])
-        }
-        let (error2, _) = try await Self.downloadFailure(from: hrefAway, username: "tester", password: "redirect-Pa55")
-        guard case .redirectRefused = error2 as? TransferFailure else {
-            Issue.record("expected redirectRefused, got \(String(describing: error2))")
-            return
-        }
         #expect(elsewhere.requests.isEmpty)
 
         // Same origin: the batch request moves to another path, keeping its body.
@@ -211,6 +202,63 @@ struct LFSHostileServerTests {
         #expect(folder.verify(Self.object.id, size: Self.object.size))
         #expect(moved.requests.map { String($0.requestLine.prefix(9)) } == ["POST /old", "POST /new", "GET /o HT"])
         #expect(moved.requests[1].body == moved.requests[0].body)
+    }
+
+    /// A download's GET follows a redirect to storage on another origin (as GitLab's object
+    /// storage answers), with neither the credentials nor the action's headers; an upload's
+    /// PUT redirected there is refused, and more than 3 hops are not followed.
+    @Test func aDownloadFollowsARedirectToStorageElsewhereWithoutCredentials() async throws {
+        let storage = try TinyHTTPServer(host: "127.0.0.2") { request in
+            if request.requestLine.hasPrefix("GET /loop") {
+                return TinyHTTPServer.response("302 Found", headers: ["Location: /loop"])
+            }
+            return TinyHTTPServer.response("200 OK", body: String(decoding: Self.bytes, as: UTF8.self))
+        }
+        let lfs = try Self.server(batch: {
+            Self.answer([Self.entry(href: $0 + "/o", headers: #"{"X-Action-Token":"action-secret-77"}"#)])
+        }) { _ in
+            TinyHTTPServer.response("302 Found", headers: ["Location: \(storage.url)/bucket/o?signature=1"])
+        }
+        let lab = LFSLab()
+        let folder = lab.assets("receiving")
+        let transport = try LFSTransport(endpoint: lfs.url + "/org/repo", username: "tester", password: "storage-Pa55")
+        try await download(transport, [Self.object], into: folder)
+        #expect(folder.verify(Self.object.id, size: Self.object.size))
+        let fetched = try #require(storage.requests.first)
+        #expect(fetched.requestLine.hasPrefix("GET /bucket/o?signature=1 "))
+        #expect(fetched.authorization == nil && fetched.headers["x-action-token"] == nil, "\(fetched.headers)")
+        #expect(lfs.requests.last?.authorization != nil, "the endpoint's own origin gets the credentials")
+
+        // Storage that keeps redirecting: not followed past 3 hops.
+        let looping = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
+            TinyHTTPServer.response("302 Found", headers: ["Location: \(storage.url)/loop"])
+        }
+        let (error, _) = try await Self.downloadFailure(from: looping)
+        guard case .transport(let reason) = error as? TransferFailure else {
+            Issue.record("expected transport, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("redirects"))
+
+        // An upload's PUT redirected to another origin is refused; storage hears nothing more.
+        let before = storage.requests.count
+        let uploads = try Self.server(batch: { own in
+            TinyHTTPServer.response(
+                "200 OK", headers: ["Content-Type: application/vnd.git-lfs+json"],
+                body: #"{"objects":[{"oid":"\#(Self.object.id.hex)","size":\#(Self.object.size),"actions":{"upload":{"href":"\#(own)/u"}}}]}"#)
+        }) { _ in
+            TinyHTTPServer.response("307 Temporary Redirect", headers: ["Location: \(storage.url)/bucket/u"])
+        }
+        let sending = lab.assets("sending")
+        try lab.add(Self.bytes, to: sending)
+        let uploadError = await failure {
+            _ = try await upload(try LFSTransport(endpoint: uploads.url + "/org/repo"), [Self.object], from: sending)
+        }
+        guard case .redirectRefused = uploadError as? TransferFailure else {
+            Issue.record("expected redirectRefused, got \(String(describing: uploadError))")
+            return
+        }
+        #expect(storage.requests.count == before)
     }
 
     /// Credentials go to the endpoint's origin only: to a same-origin href without an

@@ -1,6 +1,7 @@
 import ForkStore
 /// One HTTP request: method, URL, header lines and body. Its headers are sent as given, and
-/// to the URL's origin only: an ``HTTPSession`` follows no redirect to another origin.
+/// to the URL's origin only: an ``HTTPSession`` follows no redirect to another origin, unless
+/// ``elsewhereHeaders`` lets a `GET` follow one without them.
 package struct HTTPRequest: Sendable {
     package var method: Method
     package var url: HTTPURL
@@ -8,6 +9,10 @@ package struct HTTPRequest: Sendable {
     /// initializer refuses them).
     package var headers: [HTTPHeader]
     package var body: Body
+    /// For a `GET` whose answer is checked anyway (a download, hashed before it is kept):
+    /// the headers it keeps when a redirect leads to another origin (a `Range`, never a
+    /// credential), which it then follows. Nil, the default: such a redirect is refused.
+    package var elsewhereHeaders: [HTTPHeader]?
 
     package init(_ method: Method, _ url: HTTPURL, headers: [HTTPHeader] = [], body: Body = .none) {
         self.method = method

@@ -8,8 +8,10 @@ import Foundation
 /// and body kept), and a 301, 302 or 303 to the same origin for a GET; at most
 /// ``maximumRedirects`` in a row. A redirect to another origin fails with
 /// ``HTTPFailure/redirectRefused(from:to:)``: the request's headers (credentials, a server's
-/// token) were meant for its own origin only. So does one that would turn a POST or PUT into
-/// a GET (a batch request or an upload would lose its body).
+/// token) were meant for its own origin only. A GET with ``HTTPRequest/elsewhereHeaders``
+/// follows it with those headers alone (GitLab sends LFS downloads to its object storage so).
+/// A redirect that would turn a POST or PUT into a GET fails too (a batch request or an
+/// upload would lose its body).
 package final class HTTPSession {
     private let client: HTTPClient
     private let curl: CurlHandle
@@ -52,11 +54,16 @@ package final class HTTPSession {
             throw HTTPFailure.redirectNotFollowed(
                 reason: "\(request.url.redacted) answered \(response.status) without a Location that is an http(s) URL")
         }
-        guard target.origin == request.url.origin else {
-            throw HTTPFailure.redirectRefused(from: request.url.origin.description, to: target.origin.description)
-        }
         var next = request
         next.url = target
+        if target.origin != request.url.origin {
+            // The headers were meant for the origin that answered: elsewhere, a GET whose
+            // bytes are checked anyway goes on with the ones it may keep, and nothing else.
+            guard request.method == .get, let kept = request.elsewhereHeaders else {
+                throw HTTPFailure.redirectRefused(from: request.url.origin.description, to: target.origin.description)
+            }
+            next.headers = kept
+        }
         if response.status == 307 || response.status == 308 { return next }
         guard request.method == .get else {
             throw HTTPFailure.redirectNotFollowed(

@@ -83,7 +83,10 @@ extension LFSTransport {
             }
             var extra: [HTTPHeader] = []
             if have > 0, let range = HTTPHeader("Range", "bytes=\(have)-") { extra.append(range) }
-            let request = HTTPRequest(.get, action.href, headers: headers(for: action, adding: extra))
+            var request = HTTPRequest(.get, action.href, headers: headers(for: action, adding: extra))
+            // The bytes are hashed before they are kept, so a redirect to storage elsewhere
+            // (GitLab's object storage) is followed, with the Range alone.
+            request.elsewhereHeaders = extra
             let response: HTTPResponse
             do {
                 response = try perform(

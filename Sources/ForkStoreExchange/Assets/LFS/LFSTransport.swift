@@ -20,7 +20,8 @@ import Foundation
 /// - Credentials (basic authentication) go to the endpoint's own origin (scheme, host and
 ///   port) only. An action's request carries the action's own headers, and the credentials
 ///   only when its href has the endpoint's origin and the action sets no `Authorization`.
-/// - Redirects: see ``HTTPSession`` (same origin only, at most 3).
+/// - Redirects: see ``HTTPSession`` (same origin only, at most 3; a download's `GET` also
+///   to another origin, without credentials or the action's headers).
 /// - Failures: of the whole transfer, `TransferFailure` (401: authentication, 403: access
 ///   denied, 404 on the endpoint: not a repository, no connection or a timeout: unreachable,
 ///   TLS: untrusted server, 5xx and anything else: transport); of one object,
