@@ -148,8 +148,12 @@ extension Exchange {
         }
     }
 
-    /// Downloads `references` one by one, counting them in `report`; one that fails is added
-    /// to its ``SyncReport/assetErrors`` and the others go on.
+    /// Downloads `references` in groups of up to ``downloadGroupSize`` (one batch request each
+    /// over Git LFS, not one per asset), counting them in `report`. The transport goes on past
+    /// one object's failure and throws the first: that one is added to
+    /// ``SyncReport/assetErrors`` and the rest of the group still missing is asked for again,
+    /// so every failure is reported, each costing one more request at most. A failure of the
+    /// whole transfer (offline, refused sign-in) is reported once and ends the downloads.
     private func download(_ references: [ReferencedAsset], _ report: inout SyncReport) throws(ExchangeError) {
         guard !references.isEmpty else { return }
         let folder = store.engine.assetFolder
@@ -160,19 +164,53 @@ extension Exchange {
                 AssetTransferProgress(direction: .download, asset: $0.asset, bytes: 0, totalBytes: $0.asset.size)
             }
         }
+        var takeable: [ReferencedAsset] = []
         for reference in references {
             do {
                 try checkSizes([reference])
-                try moving([reference], .download, in: \.syncTransfers) { progress in
-                    try transport.download([AssetObject(reference.asset)], into: folder, progress: progress)
-                }
-                report.downloadedAssets += 1
-                update { $0.syncTransfers.removeAll { $0.asset.id == reference.asset.id } }
+                takeable.append(reference)
             } catch {
                 report.assetErrors.append(error)
             }
         }
+        for start in stride(from: 0, to: takeable.count, by: Self.downloadGroupSize) {
+            var pending = Array(takeable[start..<min(start + Self.downloadGroupSize, takeable.count)])
+            while !pending.isEmpty {
+                var failed: AssetID?
+                do {
+                    let asked = pending
+                    try moving(asked, .download, in: \.syncTransfers) { progress in
+                        try transport.download(asked.map { AssetObject($0.asset) }, into: folder, progress: progress)
+                    }
+                } catch {
+                    report.assetErrors.append(error)
+                    // A failure naming no asset is the whole transfer's: the others would fail alike.
+                    guard let id = error.asset else {
+                        pending.removeAll { !folder.contains($0.asset.id, size: $0.asset.size) }
+                        count(pending, into: &report)
+                        return
+                    }
+                    failed = id
+                }
+                let arrived = pending.filter { folder.contains($0.asset.id, size: $0.asset.size) }
+                count(arrived, into: &report)
+                let before = pending.count
+                pending.removeAll { $0.asset.id == failed || folder.contains($0.asset.id, size: $0.asset.size) }
+                // Done, or a failure that took nothing off the list (asking again would loop).
+                if failed == nil || pending.count == before { break }
+            }
+        }
     }
+
+    /// Counts downloaded `references` in `report` and takes them off the status.
+    private func count(_ references: [ReferencedAsset], into report: inout SyncReport) {
+        report.downloadedAssets += references.count
+        let ids = Set(references.map(\.asset.id))
+        update { $0.syncTransfers.removeAll { ids.contains($0.asset.id) } }
+    }
+
+    /// The most assets one download request of a sync asks for: a Git LFS batch's limit.
+    static let downloadGroupSize = 100
 
     /// The file in the store's asset folder naming the commit of `main` whose assets the
     /// download policy last brought in full.

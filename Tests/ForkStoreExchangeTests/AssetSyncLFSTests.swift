@@ -58,4 +58,51 @@ struct AssetSyncLFSTests {
         #expect(!isLocal(picture, in: laptop) && !FileManager.default.fileExists(atPath: path))
         #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", "-q", "main").status != 0)
     }
+
+    /// An eager sync asks for all the assets it wants in one batch request, not one per asset,
+    /// and still reports each that failed: here the server lacks one of four.
+    @Test func anEagerSyncAsksForItsDownloadsInOneBatch() async throws {
+        let lab = try await SyncLab()
+        let (laptop, laptopSync): (RecordStore<AttachmentNote>, Exchange) = try lab.recordReplica("laptop")
+        var contents: [String: [UInt8]] = [:]
+        var assets: [Asset] = []
+        for index in 0..<4 {
+            let bytes = Array(String(repeating: "asset \(index)\n", count: 1000).utf8)
+            let asset = try addTestAsset(to: laptop, bytes: bytes)
+            contents[asset.id.hex] = bytes
+            assets.append(asset)
+            try await laptop.save(AttachmentNote(id: "n\(index)", title: "note \(index)", file: asset))
+        }
+        try await laptopSync.sync()
+        let lost = assets[2]
+        let known = contents.filter { $0.key != lost.id.hex }
+        // A Git LFS server holding three of the four.
+        let server = try TinyHTTPServer { request in
+            guard request.requestLine.hasPrefix("POST ") else {
+                let oid = request.requestLine.split(separator: " ").dropFirst().first?.dropFirst() ?? ""
+                guard let bytes = known[String(oid)] else { return TinyHTTPServer.response("404 Not Found") }
+                return TinyHTTPServer.response("200 OK", body: String(decoding: bytes, as: UTF8.self))
+            }
+            let json = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
+            let objects = json?["objects"] as? [[String: Any]] ?? []
+            let host = request.headers["host"] ?? ""
+            return LFSHostileServerTests.answer(objects.map { object in
+                let oid = object["oid"] as? String ?? "", size = object["size"] as? Int ?? 0
+                return known[oid] == nil
+                    ? #"{"oid":"\#(oid)","size":\#(size),"error":{"code":404,"message":"not here"}}"#
+                    : LFSHostileServerTests.entry(oid: oid, size: size, href: "http://\(host)/\(oid)")
+            })
+        }
+        let phone = try await RecordStore<AttachmentNote>.create(at: lab.folder.child("phone"))
+        let phoneSync = Exchange(
+            records: phone, remote: try Remote(lab.remotePath, assetsURL: server.url + "/org/repo"),
+            options: ExchangeOptions(assetDownloads: .eager))
+        let report = try await phoneSync.sync()
+        #expect(report.downloadedAssets == 3)
+        #expect(report.assetErrors.map(\.asset) == [lost.id] && report.assetErrors.first?.code == .assetMissing)
+        let batches = server.requests.filter { $0.requestLine.hasPrefix("POST ") }
+        #expect(batches.count == 1, "one batch for the four, none again: the other three arrived")
+        #expect(server.requests.count == 4)
+        for asset in assets where asset != lost { #expect(isLocal(asset, in: phone)) }
+    }
 }
