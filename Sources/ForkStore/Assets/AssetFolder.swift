@@ -141,6 +141,22 @@ package struct AssetFolder: Sendable {
         return found.id == id && found.size == size
     }
 
+    /// Removes the object if its bytes are damaged, and only then: it is set aside first and
+    /// hashed there, so a good copy that an add or a download renamed into place meanwhile is
+    /// put back, not lost (one killed half-way leaves the set-aside file, which the next
+    /// collection puts back and decides on again). True when damaged bytes were removed.
+    package func removeIfDamaged(_ id: AssetID, size: Int) -> Bool {
+        let aside = AssetFolderListing.setAsidePath(of: id, in: self)
+        guard (try? makeFolder((aside as NSString).deletingLastPathComponent)) != nil, rename(path(of: id), aside) == 0 else {
+            return false
+        }
+        if let found = try? Self.hash(of: aside), found.id != id || found.size != size {
+            return unlink(aside) == 0
+        }
+        if link(aside, path(of: id)) == 0 || errno == EEXIST { unlink(aside) }
+        return false
+    }
+
     /// Removes an object (gone already is fine).
     package func remove(_ id: AssetID) throws(StoreError) {
         let target = path(of: id)

@@ -60,31 +60,11 @@ extension StoreEngine {
     /// so that a fetch brings them again.
     func verifyAsset(_ asset: Asset) throws {
         let path = try localURL(of: asset).path
-        var hashed = stat()
-        guard stat(path, &hashed) == 0 else { throw StoreError.fileSystem(path: path, errno: errno) }
         let found = try AssetFolder.hash(of: path)
         guard found.id != asset.id || found.size != asset.size else { return }
-        let removed = (try? requireWritable()) != nil && removeIfStill(asset.id, file: hashed)
+        let removed = (try? requireWritable()) != nil && assetFolder.removeIfDamaged(asset.id, size: asset.size)
         throw StoreError.assetCorrupt(
             id: asset.id, reason: "the bytes here hash to \(found.id)\(removed ? "; they were removed" : "")")
-    }
-
-    /// Removes the object if it is still the file that was found damaged: set aside first, so
-    /// a good copy an add or a download renamed into place meanwhile is put back, not lost
-    /// (a verification killed half-way leaves the set-aside file, which the next collection
-    /// puts back and decides on again).
-    private func removeIfStill(_ id: AssetID, file: stat) -> Bool {
-        let path = assetFolder.path(of: id)
-        let aside = AssetFolderListing.setAsidePath(of: id, in: assetFolder)
-        guard (try? assetFolder.makeFolder((aside as NSString).deletingLastPathComponent)) != nil, rename(path, aside) == 0 else {
-            return false
-        }
-        var moved = stat()
-        if stat(aside, &moved) == 0, moved.st_ino == file.st_ino, moved.st_dev == file.st_dev {
-            return unlink(aside) == 0
-        }
-        if link(aside, path) == 0 || errno == EEXIST { unlink(aside) }
-        return false
     }
 
     /// Every asset referenced in the trees of the commits reachable from `heads` but from none

@@ -73,7 +73,7 @@ extension LFSTransport {
         } catch .localFileCorrupt(_, let reason) {
             // A bit-rotted local copy must not become the server's: the PUT stopped before its
             // last piece, and the damaged bytes go, as verifying the asset would remove them.
-            let removed = (try? folder.remove(object.id)) != nil
+            let removed = folder.removeIfDamaged(object.id, size: object.size)
             throw StoreError.assetCorrupt(id: object.id, reason: "the bytes here were not sent: \(reason)\(removed ? "; they were removed" : "")")
         } catch {
             throw transferFailure(error, at: action.href, secrets: secrets)
