@@ -380,20 +380,35 @@ struct LFSHostileServerTests {
         #expect(lab.files().isEmpty)
     }
 
-    /// The batch endpoint's status sorts the failure of the whole transfer; an action's 5xx
-    /// fails it too (the object is not to blame), its 403 is access denied.
+    /// The batch endpoint's status sorts the failure of the whole transfer, but for a
+    /// download's 404 and 422, which speak of its objects (missing; another size on the server:
+    /// corrupt); an action's 5xx fails it too (the object is not to blame), its 403 is access
+    /// denied.
     @Test func statusesSortTheFailure() async throws {
         let cases: [(String, (TransferFailure) -> Bool)] = [
             ("401 Unauthorized", { if case .authentication = $0 { true } else { false } }),
             ("403 Forbidden", { if case .accessDenied = $0 { true } else { false } }),
-            ("404 Not Found", { if case .notARepository = $0 { true } else { false } }),
+            ("404 Not Found", { if case .notARepository = $0 { true } else { false } }),  // of an upload
             ("503 Service Unavailable", { if case .transport = $0 { true } else { false } }),
             ("422 Unprocessable Entity", { if case .transport = $0 { true } else { false } }),
         ]
         for (status, expected) in cases {
             let batch = try Self.server(batch: { _ in TinyHTTPServer.response(status, body: #"{"message":"no"}"#) })
             let (error, _) = try await Self.downloadFailure(from: batch)
-            #expect((error as? TransferFailure).map(expected) == true, "\(status): \(String(describing: error))")
+            if status.hasPrefix("404") {
+                #expect(error as? AssetTransferFailure == .missingOnRemote(Self.object.id), "\(String(describing: error))")
+            } else if status.hasPrefix("422") {
+                #expect(error as? AssetTransferFailure == .corrupt(Self.object.id, reason: "the server answered 422 about it: no"))
+            } else {
+                #expect((error as? TransferFailure).map(expected) == true, "\(status): \(String(describing: error))")
+            }
+            // An upload's batch answered so fails the whole transfer.
+            let sending = LFSLab()
+            let folder = sending.assets("sending")
+            let object = try sending.add(Self.bytes, to: folder)
+            let uploading = try LFSTransport(endpoint: batch.url + "/org/repo")
+            let refused = await failure { _ = try await upload(uploading, [object], from: folder) }
+            #expect((refused as? TransferFailure).map(expected) == true, "\(status): \(String(describing: refused))")
             let action = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
                 TinyHTTPServer.response(status, body: "no")
             }
@@ -410,5 +425,35 @@ struct LFSHostileServerTests {
             }
             #expect(lab.files().isEmpty)
         }
+    }
+
+    /// A 422 to a batch request about several objects (the Git LFS API: "validation error
+    /// with one or more of the objects") asks again about each alone: the one the server has
+    /// comes, the other fails as corrupt, and the transfer throws that failure at the end.
+    @Test func a422AboutSeveralObjectsIsAskedAgainOneByOne() async throws {
+        let other = Array("another object, whose size the server disputes\n".utf8)
+        let disputed = AssetObject(id: assetID(of: other), size: other.count)
+        let own = Mutex<String>("")
+        let server = try TinyHTTPServer { request in
+            guard request.requestLine.hasPrefix("POST ") else {
+                return TinyHTTPServer.response("200 OK", body: String(decoding: Self.bytes, as: UTF8.self))
+            }
+            let body = String(decoding: request.body, as: UTF8.self)
+            guard body.contains(Self.object.id.hex) else {
+                return TinyHTTPServer.response("422 Unprocessable Entity", body: #"{"message":"size does not match"}"#)
+            }
+            if body.contains(disputed.id.hex) { return TinyHTTPServer.response("422 Unprocessable Entity", body: "{}") }
+            return Self.answer([Self.entry(href: own.withLock { $0 } + "/o")])
+        }
+        own.withLock { $0 = server.url }
+        let lab = LFSLab()
+        let folder = lab.assets("receiving")
+        let transport = try LFSTransport(endpoint: server.url + "/org/repo")
+        let error = await failure { try await download(transport, [disputed, Self.object], into: folder) }
+        #expect(error as? AssetTransferFailure == .corrupt(disputed.id, reason: "the server answered 422 about it: size does not match"))
+        #expect(folder.contains(Self.object.id, size: Self.object.size))
+        #expect(!folder.contains(disputed.id, size: disputed.size) && lab.leftovers(in: folder).isEmpty)
+        // The pair, then each alone, then the download.
+        #expect(server.requests.map { String($0.requestLine.prefix(4)) } == ["POST", "POST", "POST", "GET "])
     }
 }

@@ -68,15 +68,21 @@ struct LFSTransportTests {
         let lab = LFSLab()
         let server = try await GiftlessServer(folder: lab.folder.child("giftless"))
         defer { server.stop() }
-        let object = AssetObject(id: assetID(of: [1]), size: 1)
-        // giftless has no route for a one-segment path: 404 on the batch endpoint.
+        let sending = lab.assets("sending")
+        let object = try lab.add([1], to: sending)
+        // giftless has no route for a one-segment path: 404 on the batch endpoint, which an
+        // upload reads as no repository there.
         let nowhere = try LFSTransport(endpoint: "http://127.0.0.1:\(server.port)/only-one-segment")
-        let error = await failure { try await download(nowhere, [object], into: lab.assets("a")) }
+        let error = await failure { _ = try await upload(nowhere, [object], from: sending) }
         guard case .notARepository(let reason) = error as? TransferFailure else {
             Issue.record("expected notARepository, got \(String(describing: error))")
             return
         }
         #expect(reason.contains("404"))
+        // A download cannot tell it from giftless's 404 about objects it lacks (git-lfs:
+        // "repository or object not found"): the object is missing.
+        let error1 = await failure { try await download(nowhere, [object], into: lab.assets("a")) }
+        #expect(error1 as? AssetTransferFailure == .missingOnRemote(object.id), "\(String(describing: error1))")
 
         let closed = try LFSTransport(endpoint: "http://127.0.0.1:\(try freePort())/org/repo", connectTimeout: .seconds(5))
         let error2 = await failure { try await download(closed, [object], into: lab.assets("b")) }
@@ -84,7 +90,7 @@ struct LFSTransportTests {
             Issue.record("expected unreachable, got \(String(describing: error2))")
             return
         }
-        #expect(lab.files().allSatisfy { $0.hasPrefix("giftless/") })
+        #expect(lab.files().allSatisfy { $0.hasPrefix("giftless/") || $0.hasPrefix("sending/") })
     }
 
     @Test func endpointsThatCannotBeUsedAreRefused() {

@@ -23,10 +23,10 @@ extension LFSTransport {
         var firstFailure: AssetTransferFailure?
         for start in stride(from: 0, to: wanted.count, by: LFSBatchRequest.maximumObjects) {
             let batch = Array(wanted[start..<min(start + LFSBatchRequest.maximumObjects, wanted.count)])
-            let answer = try self.batch(.download, batch, session: session, secrets: secrets)
+            let answers = try downloadAnswers(batch, session: session, secrets: secrets)
             for object in batch {
                 do {
-                    switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
+                    switch answers[object.id] ?? .refused(reason: "the server's answer does not mention it") {
                     case .actions(let actions):
                         guard let action = actions["download"] else {
                             throw AssetTransferFailure.refused(object.id, reason: "the server gave no download action")
@@ -34,7 +34,7 @@ extension LFSTransport {
                         secrets.add(action)
                         try fetch(object, into: folder, action: action, session: session, secrets: secrets, progress: progress)
                     case .error(let code, let message):
-                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message))
+                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: true)
                     case .refused(let reason):
                         throw AssetTransferFailure.refused(object.id, reason: reason)
                     }
@@ -44,6 +44,26 @@ extension LFSTransport {
             }
         }
         if let firstFailure { throw firstFailure }
+    }
+
+    /// The batch answers about `batch`: a 404 of the whole request answers each object with
+    /// 404; a 422 asks again about each object alone when there are several (the others may
+    /// be fine), and answers the one object with 422 otherwise.
+    private func downloadAnswers(
+        _ batch: [AssetObject], session: HTTPSession, secrets: LFSSecrets
+    ) throws -> [AssetID: LFSObjectAnswer] {
+        do {
+            return try self.batch(.download, batch, session: session, secrets: secrets).objects
+        } catch let refused as LFSObjectsNotServed {
+            guard refused.status == 422, batch.count > 1 else {
+                return Dictionary(batch.map { ($0.id, .error(code: refused.status, message: refused.message)) }, uniquingKeysWith: { first, _ in first })
+            }
+            var answers: [AssetID: LFSObjectAnswer] = [:]
+            for object in batch {
+                answers.merge(try downloadAnswers([object], session: session, secrets: secrets)) { first, _ in first }
+            }
+            return answers
+        }
     }
 
     /// Downloads one object into its partial file and commits it; a server that answers a
@@ -144,10 +164,14 @@ extension LFSTransport {
         return objects.filter { seen.insert($0.id).inserted }
     }
 
-    /// A batch answer's error for one object: 404 and 410 say the server does not have it.
-    static func objectFailure(_ id: AssetID, code: Int, message: String) -> AssetTransferFailure {
+    /// A batch answer's error for one object: 404 and 410 say the server does not have it; a
+    /// download's 422 that what it has is not the object (giftless: "Object size does not
+    /// match"), so it is corrupt there.
+    static func objectFailure(_ id: AssetID, code: Int, message: String, download: Bool) -> AssetTransferFailure {
         if code == 404 || code == 410 { return .missingOnRemote(id) }
-        return .refused(id, reason: "the server answered \(code) about it\(message.isEmpty ? "" : ": \(message)")")
+        let reason = "the server answered \(code) about it\(message.isEmpty ? "" : ": \(message)")"
+        if code == 422, download { return .corrupt(id, reason: reason) }
+        return .refused(id, reason: reason)
     }
 
     /// A failed status for an action's request: 401, 403 and 5xx fail the whole transfer;

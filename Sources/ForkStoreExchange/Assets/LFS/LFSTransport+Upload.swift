@@ -36,7 +36,7 @@ extension LFSTransport {
                         }
                         sent += 1
                     case .error(let code, let message):
-                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message))
+                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: false)
                     case .refused(let reason):
                         throw AssetTransferFailure.refused(object.id, reason: reason)
                     }

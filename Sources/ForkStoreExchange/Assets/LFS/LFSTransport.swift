@@ -25,8 +25,12 @@ import Foundation
 /// - Failures: of the whole transfer, `TransferFailure` (401: authentication, 403: access
 ///   denied, 404 on the endpoint: not a repository, no connection or a timeout: unreachable,
 ///   TLS: untrusted server, 5xx and anything else: transport); of one object,
-///   ``AssetTransferFailure`` (the server's 404 or 410 for it: missing on the remote; bytes
-///   that do not hash or run long: corrupt; anything else it says or does about it: refused).
+///   ``AssetTransferFailure`` (the server's 404 or 410 for it: missing on the remote; a
+///   download's 422 for it (giftless: the size it holds is another) and bytes that do not
+///   hash or run long: corrupt; anything else it says or does about it: refused). A
+///   download's batch request answered 404 or 422 as a whole is an answer about its objects
+///   (``LFSObjectsNotServed``): a 404 says each is missing; a 422 about several is asked again
+///   object by object, so those the server has still come, and a 422 about one is its own.
 ///   A transfer goes on past a failure of one object and throws the first one at the end; a
 ///   failure of the whole transfer stops it at once. A task's cancellation, or `isCancelled`,
 ///   stops it with `CancellationError`. No message holds the password, the server's tokens
@@ -70,7 +74,8 @@ package struct LFSTransport: AssetTransport {
 
     // MARK: Batches
 
-    /// Asks the server about `objects` (at most ``LFSBatchRequest/maximumObjects``).
+    /// Asks the server about `objects` (at most ``LFSBatchRequest/maximumObjects``). A
+    /// download's 404 or 422 throws ``LFSObjectsNotServed``: a statement about the objects.
     func batch(_ operation: LFSOperation, _ objects: [AssetObject], session: HTTPSession, secrets: LFSSecrets) throws -> LFSBatchAnswer {
         guard let url = batchURL else {
             throw TransferFailure.transport(reason: "no batch URL can be made from \(endpoint.redacted)")
@@ -88,6 +93,10 @@ package struct LFSTransport: AssetTransport {
                 reason: "the batch answer of \(url.redacted) ran past \(limit) bytes, more than an answer about \(objects.count) objects takes")
         } catch {
             throw transferFailure(error, at: url, secrets: secrets)
+        }
+        if operation == .download, response.status == 404 || response.status == 422 {
+            let message = Self.serverMessage(response)
+            throw LFSObjectsNotServed(status: response.status, message: secrets.scrubbed(String(message.dropFirst(min(2, message.count)))))
         }
         guard response.isSuccess else { throw statusFailure(response, at: url, secrets: secrets) }
         do {
@@ -181,6 +190,16 @@ package struct LFSTransport: AssetTransport {
         let shown = LFSBatchAnswer.shown(text.trimmingCharacters(in: .whitespaces))
         return shown.isEmpty ? "" : ": \(shown)"
     }
+}
+
+/// A download's batch request answered 404 or 422 as a whole: the server serves none of the
+/// objects it named. giftless answers so when every object is missing (404) or when each is
+/// missing or has another size (422); the Git LFS API documents 422 as "validation error with
+/// one or more of the objects", and git-lfs reads 404 as "repository or object not found".
+struct LFSObjectsNotServed: Error {
+    var status: Int
+    /// The server's message, or nothing.
+    var message: String
 }
 
 /// An LFS endpoint that cannot be used: its URL (without a password) and why.
