@@ -309,6 +309,13 @@ extension Exchange {
                     operation: operation, remote: url, reason: scrubbed(reason), asset: id, recordID: place(id)?.recordID,
                     pointer: place(id)?.pointer)
             }
+        case TransferFailure.notARepository(let reason):
+            // The git repository answered; its assets' endpoint did not: say which.
+            let reason = scrubbed(reason)
+            return ExchangeError(
+                .notARepository,
+                "The remote \(url) has no Git LFS server for its assets at \(remote.assetsURL.map(Remote.redacted) ?? "its assets URL"): \(reason). Set Remote.assetsURL to its Git LFS endpoint.",
+                operation: operation, remote: url, reason: reason)
         case let failure as TransferFailure:
             return exchangeError(for: failure).during(operation)
         case let error as ExchangeError:
