@@ -250,7 +250,7 @@ extension Exchange {
                 return try LFSTransport(
                     endpoint: url, username: username, password: password,
                     trust: remote.trust == .acceptAnyServer ? .acceptAny : .verify,
-                    connectTimeout: options.connectTimeout, readTimeout: options.readWriteTimeout)
+                    connectTimeout: options.connectTimeout, readTimeout: options.readWriteTimeout, pause: options.assetPause)
             } catch {
                 throw ExchangeError.invalidRemote(url: remote.url, reason: error.description)
             }

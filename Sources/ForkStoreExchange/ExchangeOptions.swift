@@ -59,8 +59,8 @@ public struct ExchangeOptions: Sendable {
     /// (``AssetDownloads/eager``), or those a predicate picks (``AssetDownloads/eager(where:)``).
     /// Uploads need no policy: a push always uploads the assets of its commits first.
     public var assetDownloads: AssetDownloads
-    /// A wait after each megabyte of an asset moved through a path remote: tests use it to
-    /// stop a transfer half-way. Zero otherwise.
+    /// A wait after each megabyte of an asset moved (through a path remote or a Git LFS
+    /// server): tests use it to stop a transfer half-way. Zero otherwise.
     package var assetPause: Duration = .zero
 
     /// Called before each push with the commits about to be pushed; throw to refuse.

@@ -14,6 +14,9 @@ package struct HTTPClient: Sendable {
     /// server.
     package var readTimeout: Duration
     package var trust: Trust
+    /// The most bytes a second a request moves each way; nil for no limit. Tests slow
+    /// transfers with it, to stop one half-way.
+    package var maximumBytesPerSecond: Int?
 
     package init(connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60), trust: Trust = .verify) {
         self.connectTimeout = max(.milliseconds(1), connectTimeout)

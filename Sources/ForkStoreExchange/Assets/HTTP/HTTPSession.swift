@@ -125,6 +125,10 @@ package final class HTTPSession {
         try curl.set(CURLOPT_SSL_VERIFYHOST, verify ? 2 : 0, "SSL_VERIFYHOST")
         try curl.set(CURLOPT_BUFFERSIZE, Self.bufferSize, "BUFFERSIZE")
         try curl.set(CURLOPT_UPLOAD_BUFFERSIZE, Self.bufferSize, "UPLOAD_BUFFERSIZE")
+        if let speed = client.maximumBytesPerSecond {
+            try curl.set(CURLOPT_MAX_RECV_SPEED_LARGE, offset: speed, "MAX_RECV_SPEED_LARGE")
+            try curl.set(CURLOPT_MAX_SEND_SPEED_LARGE, offset: speed, "MAX_SEND_SPEED_LARGE")
+        }
         // A response declaring a larger body is refused before a byte of it is read.
         try curl.set(CURLOPT_MAXFILESIZE_LARGE, offset: max(body.maximum, HTTPResponse.errorBodyReadLimit), "MAXFILESIZE_LARGE")
         try curl.set(CURLOPT_WRITEFUNCTION, callback: httpReceiveBody, "WRITEFUNCTION")

@@ -47,10 +47,11 @@ package struct LFSTransport: AssetTransport {
 
     /// A transport to the LFS server at `endpoint`, an http(s) URL without a user, password,
     /// query or fragment. `username` and `password` sign in with basic authentication (both or
-    /// neither). `trust` `.acceptAny` takes any TLS certificate (tests only).
+    /// neither). `trust` `.acceptAny` takes any TLS certificate (tests only). `pause` slows
+    /// every request to a megabyte a pause, so a test can stop a transfer half-way.
     package init(
         endpoint: String, username: String? = nil, password: String? = nil, trust: HTTPClient.Trust = .verify,
-        connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60),
+        connectTimeout: Duration = .seconds(10), readTimeout: Duration = .seconds(60), pause: Duration = .zero,
         isCancelled: @escaping @Sendable () -> Bool = { false }
     ) throws(InvalidLFSEndpoint) {
         let trimmed = endpoint.trimmingCharacters(in: .whitespaces)
@@ -65,7 +66,9 @@ package struct LFSTransport: AssetTransport {
         self.endpoint = url
         self.username = username
         self.password = password
-        client = HTTPClient(connectTimeout: connectTimeout, readTimeout: readTimeout, trust: trust)
+        var client = HTTPClient(connectTimeout: connectTimeout, readTimeout: readTimeout, trust: trust)
+        if pause > .zero { client.maximumBytesPerSecond = max(1, Int(Double(1 << 20) / pause.seconds)) }
+        self.client = client
         self.isCancelled = isCancelled
     }
 
