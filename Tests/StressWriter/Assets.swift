@@ -3,40 +3,59 @@ import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
 
-/// The `asset-push` mode: a record collection of `AttachmentNote`s whose record `big` holds
-/// the asset read from `file` (added on the first run only), synced with `url`, so the asset
-/// is uploaded before the push. Prints "done added", then "done uploaded N" as the upload's
-/// progress events arrive (N: the bytes in the remote's partial file, the first one being
-/// where a resumed upload starts), then "done synced N" with the assets the sync uploaded.
-/// `pause` waits between megabytes, so a test can kill the process half-way.
-func runAssetPush(store path: String, url: String, file: String, pause: Duration) async throws {
+/// The `asset-push` mode: a record collection of `AttachmentNote`s holding the assets read
+/// from `file` (added on the first run only), synced with `url`, so the assets are uploaded
+/// before the push. A file becomes the asset of record `big`; a folder's files become one
+/// record each, named by the file, saved in one commit. Prints "done added", then "done
+/// uploaded N" as the upload's progress events arrive (N: the bytes of the object moving, the
+/// first one being where a resumed upload starts), then "done seconds S" with the sync's wall
+/// time and "done synced N" with the assets the sync uploaded. `pause` waits between
+/// megabytes, so a test can kill the process half-way. `assetsURL` is the remote's
+/// (``Remote/assetsURL``): a Git LFS endpoint, say; nil derives it from `url`.
+func runAssetPush(store path: String, url: String, file: String, pause: Duration, assetsURL: String?) async throws {
     let store = try await openOrCreate(path)
-    if try await store.record("big") == nil {
-        let asset = try addTestAsset(to: store, contentsOf: file)
-        try await store.save(AttachmentNote(id: "big", title: "a large attachment", file: asset))
+    var isFolder: ObjCBool = false
+    _ = FileManager.default.fileExists(atPath: file, isDirectory: &isFolder)
+    let files = isFolder.boolValue
+        ? try FileManager.default.contentsOfDirectory(atPath: file).sorted().map { ($0, file + "/" + $0) } : [("big", file)]
+    var notes: [AttachmentNote] = []
+    for (id, source) in files {
+        guard try await store.record(id) == nil else { continue }
+        let asset = try addTestAsset(to: store, contentsOf: source)
+        notes.append(AttachmentNote(id: id, title: "an attachment", file: asset))
     }
+    if !notes.isEmpty { try await store.save(notes) }
     acknowledge("added")
-    let exchange = Exchange(records: store, remote: try Remote(url), options: options(pause: pause))
+    let exchange = Exchange(records: store, remote: try Remote(url, assetsURL: assetsURL), options: options(pause: pause))
     let printer = printProgress(of: exchange)
+    let started = ContinuousClock.now
     let report = try await exchange.sync()
-    printer.cancel()
+    let seconds = (ContinuousClock.now - started).seconds
+    printer?.cancel()
+    acknowledge("seconds \(seconds)")
     acknowledge("synced \(report.uploadedAssets)")
 }
 
 /// The `asset-fetch` mode: syncs the record collection at `path` (created if missing) with
-/// `url` lazily, then fetches the asset of record `big`. Prints "done synced", then "done
-/// downloaded N" as progress events arrive (the first one being where a resumed download
-/// starts), then "done fetched PATH" with the local file.
-func runAssetFetch(store path: String, url: String, pause: Duration) async throws {
+/// `url` lazily, then fetches the assets of every record holding one, in one call. Prints
+/// "done synced", then "done downloaded N" as progress events arrive (the first one being
+/// where a resumed download starts), then "done seconds S" with the fetch's wall time and
+/// "done fetched PATH" with each local file, in the records' order. `assetsURL` as for
+/// `asset-push`.
+func runAssetFetch(store path: String, url: String, pause: Duration, assetsURL: String?) async throws {
     let store = try await openOrCreate(path)
-    let exchange = Exchange(records: store, remote: try Remote(url), options: options(pause: pause))
+    let exchange = Exchange(records: store, remote: try Remote(url, assetsURL: assetsURL), options: options(pause: pause))
     try await exchange.sync()
     acknowledge("synced")
-    guard let asset = try await store.record("big")?.file else { fail("record 'big' holds no asset") }
+    let assets = try await store.records().sorted { $0.id < $1.id }.compactMap(\.file)
+    guard !assets.isEmpty else { fail("no record holds an asset") }
     let printer = printProgress(of: exchange)
-    let file = try await exchange.fetchAsset(asset)
-    printer.cancel()
-    acknowledge("fetched \(file.path)")
+    let started = ContinuousClock.now
+    let files = try await exchange.fetchAssets(assets)
+    let seconds = (ContinuousClock.now - started).seconds
+    printer?.cancel()
+    acknowledge("seconds \(seconds)")
+    for file in files { acknowledge("fetched \(file.path)") }
 }
 
 private func openOrCreate(_ path: String) async throws -> RecordStore<AttachmentNote> {
@@ -50,12 +69,22 @@ private func options(pause: Duration) -> ExchangeOptions {
     return options
 }
 
-private func printProgress(of exchange: Exchange) -> Task<Void, Never> {
+/// Prints the exchange's progress events, unless `FORKSTORE_STRESS_QUIET` is set (the
+/// benchmarks: an app listening to every event would not print a line for each).
+private func printProgress(of exchange: Exchange) -> Task<Void, Never>? {
+    guard ProcessInfo.processInfo.environment["FORKSTORE_STRESS_QUIET"] == nil else { return nil }
     let events = exchange.events()
     return Task {
         for await event in events {
             guard case .assetProgress(let progress) = event else { continue }
             acknowledge("\(progress.direction == .upload ? "uploaded" : "downloaded") \(progress.bytes)")
         }
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
     }
 }

@@ -35,15 +35,19 @@
 //     with the sync's push attempts. A sync that lost every push race (pushRejected) prints
 //     "done rejected N" and is tried again after a pause, until SECONDS have passed. Still
 //     running a minute after that, it exits with status 3.
-//   forkstore-stress-writer asset-push STORE URL FILE PAUSE_MS
+//   forkstore-stress-writer asset-push STORE URL FILE PAUSE_MS [ASSETS_URL]
 //     Adds FILE as the asset of record "big" in the AttachmentNote collection STORE (created if
-//     missing; added on the first run only) and syncs with URL, printing "done added", "done
-//     uploaded N" with the upload's progress, and "done synced N" (assets uploaded). PAUSE_MS
-//     waits between megabytes of the upload, so a test can kill it half-way.
-//   forkstore-stress-writer asset-fetch STORE URL PAUSE_MS
+//     missing; added on the first run only; a folder: each of its files as a record named by
+//     the file) and syncs with URL, printing "done added", "done uploaded N" with the upload's
+//     progress, "done seconds S" (the sync's wall time) and "done synced N" (assets uploaded).
+//     PAUSE_MS waits between megabytes of the upload, so a test can kill it half-way.
+//     ASSETS_URL is the remote's assets URL (a Git LFS endpoint); without it, derived from URL.
+//     FORKSTORE_STRESS_QUIET=1 in the environment leaves the progress lines out.
+//   forkstore-stress-writer asset-fetch STORE URL PAUSE_MS [ASSETS_URL]
 //     Syncs the AttachmentNote collection STORE (created if missing) with URL, prints "done
-//     synced", fetches the asset of record "big", printing "done downloaded N" with the
-//     download's progress, and "done fetched PATH". PAUSE_MS waits between megabytes.
+//     synced", fetches the assets of every record in one call, printing "done downloaded N"
+//     with the download's progress, "done seconds S" (the fetch's wall time) and "done fetched
+//     PATH" for each, in the records' order. PAUSE_MS waits between megabytes.
 //   forkstore-stress-writer swarm REPLICAS [EDITS SYNC_EVERY CONCURRENCY SECONDS]
 //     Runs a ReplicaSwarm (defaults 20 10 8 3600) in a temporary folder and prints its figures;
 //     exits 1 when it found a problem. scripts/replica-benchmark.sh runs it.
@@ -165,11 +169,14 @@ do {
         guard (3...7).contains(arguments.count) else { fail("usage") }
         if try await !runSwarm(arguments.dropFirst(2)) { exit(1) }
     case "asset-push":
-        guard arguments.count == 6, let pause = Int(arguments[5]) else { fail("usage") }
-        try await runAssetPush(store: arguments[2], url: arguments[3], file: arguments[4], pause: .milliseconds(pause))
+        guard (6...7).contains(arguments.count), let pause = Int(arguments[5]) else { fail("usage") }
+        try await runAssetPush(
+            store: arguments[2], url: arguments[3], file: arguments[4], pause: .milliseconds(pause),
+            assetsURL: arguments.count == 7 ? arguments[6] : nil)
     case "asset-fetch":
-        guard arguments.count == 5, let pause = Int(arguments[4]) else { fail("usage") }
-        try await runAssetFetch(store: arguments[2], url: arguments[3], pause: .milliseconds(pause))
+        guard (5...6).contains(arguments.count), let pause = Int(arguments[4]) else { fail("usage") }
+        try await runAssetFetch(
+            store: arguments[2], url: arguments[3], pause: .milliseconds(pause), assetsURL: arguments.count == 6 ? arguments[5] : nil)
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])
