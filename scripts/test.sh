@@ -12,9 +12,9 @@
 # smart-HTTP remote; 2-5 minutes of both cores) runs on its own after the other tests, so its
 # processes never crowd the timing tests, and only against the system's libgit2: CI runs this
 # script for both, and the other exchange suites cover 1.8 over the same transport. The
-# gigabyte asset test (AssetGigabyteTests: a 1 GiB attachment between two replica processes
-# through a path remote, each within 64 MB; 3 GB of disk for a minute) runs alone after it, on
-# the same terms. Arguments go to `swift test`; with arguments there is one run, which they
+# gigabyte asset tests (AssetGigabyteTests: a 1 GiB attachment between two replica processes
+# through a path remote, and through giftless, each process within 64 MB; 3-4 GB of disk for a
+# minute each) run alone after it, on the same terms. Arguments go to `swift test`; with arguments there is one run, which they
 # choose.
 set -euo pipefail
 cd "$(dirname "$0")/.."
