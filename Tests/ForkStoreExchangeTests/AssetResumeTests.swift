@@ -69,6 +69,42 @@ struct AssetResumeTests {
         #expect(FileManager.default.contents(atPath: localPath(of: asset, in: store)) == FileManager.default.contents(atPath: file))
         #expect(!FileManager.default.fileExists(atPath: partial))
     }
+
+    /// giftless ignores `Range`: a download from it killed half-way starts again the next
+    /// time (its first bytes counted are below what the partial file held), replaces the
+    /// partial file rather than appending to it, and ends with the right bytes.
+    @Test func aDownloadFromGiftlessKilledHalfWayStartsAgainAndEndsRight() async throws {
+        let lab = try await SyncLab()
+        let server = try await GiftlessServer(folder: lab.folder.child("giftless"))
+        defer { server.stop() }
+        let laptop = try await RecordStore<AttachmentNote>.create(at: lab.folder.child("laptop"))
+        let file = lab.folder.child("big.bin")
+        try writeRandomFile(file, size: Self.size, seed: 33)
+        let asset = try addTestAsset(to: laptop, contentsOf: file)
+        try await laptop.save(AttachmentNote(id: "big", title: "big", file: asset))
+        let remote = try Remote(lab.remotePath, assetsURL: server.endpoint())
+        #expect(try await Exchange(records: laptop, remote: remote).sync().uploadedAssets == 1)
+        let phone = lab.folder.child("phone")
+
+        // "synced", the first progress line, then a second and a half at 2 MB a second
+        // (curl's speed limit; the sockets' buffers take more at first).
+        let first = try await runStressWriter(["asset-fetch", phone, lab.remotePath, "500", server.endpoint()], killAfter: 2, delay: 1.5)
+        #expect(first.first == "synced" && !first.contains { $0.hasPrefix("fetched") })
+        let store = try await RecordStore<AttachmentNote>.open(at: phone)
+        let partial = partialPath(of: asset, in: store)
+        let kept = try fileSize(partial)
+        #expect(kept > 0 && kept < Self.size, "the partial file holds \(kept) bytes")
+        #expect(!isLocal(asset, in: store))
+
+        let second = try await runStressWriter(["asset-fetch", phone, lab.remotePath, "0", server.endpoint()], killAfter: nil)
+        let downloaded = second.compactMap { $0.hasPrefix("downloaded ") ? Int($0.dropFirst("downloaded ".count)) : nil }
+        let firstBytes = downloaded.first { $0 > 0 } ?? -1
+        #expect(firstBytes > 0 && firstBytes < kept, "the second run counted \(firstBytes) bytes first; the partial file held \(kept)")
+        #expect(downloaded.last == Self.size)
+        #expect(second.last == "fetched \(localPath(of: asset, in: store))")
+        #expect(FileManager.default.contents(atPath: localPath(of: asset, in: store)) == FileManager.default.contents(atPath: file))
+        #expect(!FileManager.default.fileExists(atPath: partial))
+    }
 }
 
 func fileSize(_ path: String) throws -> Int {
