@@ -108,11 +108,13 @@ extension LFSTransport {
             // (GitLab's object storage) is followed, with the Range alone.
             request.elsewhereHeaders = extra
             let response: HTTPResponse
+            var pace = LFSProgressPace()
             do {
                 response = try perform(
                     request, body: .resume(descriptor: descriptor, path: partial, from: have, size: object.size), session: session
                 ) { moved in
-                    progress(AssetTransferCount(object: object, bytes: moved.resumedFrom + moved.received))
+                    let bytes = moved.resumedFrom + moved.received
+                    if pace.report(bytes, of: object.size) { progress(AssetTransferCount(object: object, bytes: bytes)) }
                 }
             } catch .tooLarge {
                 unlink(partial)

@@ -64,9 +64,10 @@ extension LFSTransport {
             .put, action.href, headers: headers(for: action, adding: extra),
             body: .file(path: folder.path(of: object.id), size: object.size, id: object.id))
         let response: HTTPResponse
+        var pace = LFSProgressPace()
         do {
             response = try perform(request, body: .collect(maximum: HTTPResponse.errorBodyLimit), session: session) { moved in
-                progress(AssetTransferCount(object: object, bytes: moved.sent))
+                if pace.report(moved.sent, of: object.size) { progress(AssetTransferCount(object: object, bytes: moved.sent)) }
             }
         } catch .localFile(let path, let code) where path == folder.path(of: object.id) && code == ENOENT {
             throw AssetTransferFailure.missingLocally(object.id)
