@@ -114,6 +114,15 @@ let package = Package(
             dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
             path: "Benchmarks/SyncTable"
         ),
+        // Asset transfer benchmarks through giftless beside `git lfs` and `curl`, printed as a
+        // table; ForkStore's side runs in the stress writer.
+        .executableTarget(
+            name: "forkstore-asset-benchmarks",
+            dependencies: [
+                "ForkStore", "ForkStoreExchange", "ForkStoreTestSupport", .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            path: "Benchmarks/AssetTable"
+        ),
         // A writer process for the multi-process and crash tests, and the replicas of the swarm.
         .executableTarget(
             name: "forkstore-stress-writer",
