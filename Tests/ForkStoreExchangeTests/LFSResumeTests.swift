@@ -3,6 +3,7 @@ import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
+import Synchronization
 import Testing
 
 /// Downloads that continue from what an earlier one left in the partial file: from a server
@@ -127,6 +128,47 @@ struct LFSResumeTests {
         #expect(whole.verify(Self.object.id, size: Self.object.size))
         // One request, for the partial file too long; none for the whole one.
         #expect(files.requests.map { Array($0.suffix(3)) } == [["200", "1000000", "-"]])
+    }
+
+    /// A connection that breaks in the middle of the body leaves what arrived in the partial
+    /// file (the bytes waiting in memory are written out however the request ends), and the
+    /// next download asks only for the rest.
+    @Test func aBodyCutShortIsKeptAndTheNextDownloadAsksForTheRest() async throws {
+        let lab = LFSLab()
+        let text = pseudoRandomBytes(1_000_000, seed: 27).map { 97 + $0 % 26 }
+        let object = AssetObject(id: assetID(of: text), size: text.count)
+        let own = Mutex<String>("")
+        let broken = try TinyHTTPServer { request in
+            guard request.requestLine.hasPrefix("GET ") else {
+                return LFSHostileServerTests.answer([LFSHostileServerTests.entry(oid: object.id.hex, size: object.size, href: own.withLock { $0 } + "/o")])
+            }
+            // A length of the whole object, 300,000 bytes of it, and the connection closes.
+            return "HTTP/1.1 200 OK\r\nContent-Length: \(object.size)\r\nConnection: close\r\n\r\n" + String(decoding: text.prefix(300_000), as: UTF8.self)
+        }
+        own.withLock { $0 = broken.url }
+        let folder = lab.assets("receiving")
+        let error = await failure { try await download(try LFSTransport(endpoint: broken.url + "/org/repo"), [object], into: folder) }
+        guard case .unreachable = error as? TransferFailure else {
+            Issue.record("expected unreachable, got \(String(describing: error))")
+            return
+        }
+        let kept = FileManager.default.contents(atPath: folder.partialPath(of: object.id))
+        #expect(kept?.count == 300_000)
+        #expect(kept.map { Array($0) == Array(text.prefix(300_000)) } == true)
+
+        let staticFolder = lab.folder.child("static")
+        try FileManager.default.createDirectory(atPath: staticFolder + "/www", withIntermediateDirectories: true)
+        try Data(text).write(to: URL(fileURLWithPath: staticFolder + "/www/\(object.id.hex)"))
+        let files = try await StaticServer(folder: staticFolder)
+        defer { files.process.stop() }
+        let port = files.port
+        let batch = try TinyHTTPServer { _ in
+            LFSHostileServerTests.answer([LFSHostileServerTests.entry(
+                oid: object.id.hex, size: object.size, href: "http://127.0.0.1:\(port)/\(object.id.hex)")])
+        }
+        try await download(try LFSTransport(endpoint: batch.url + "/org/repo"), [object], into: folder)
+        #expect(folder.verify(object.id, size: object.size))
+        #expect(files.requests.map { Array($0.suffix(3)) } == [["206", "700000", "bytes=300000-"]])
     }
 
     /// giftless ignores Range and answers 200 with the whole object: the partial file is

@@ -90,6 +90,7 @@ package final class HTTPSession {
             try curl.set(CURLOPT_READDATA, pointer: context, "READDATA")
         }
         let (code, reason) = withExtendedLifetime(state) { curl.perform() }
+        state.flushBody()
         if let stopped = state.failure { throw stopped }
         guard code == CURLE_OK else {
             throw Self.failure(code, reason: reason, limit: max(body.maximum, HTTPResponse.errorBodyReadLimit))

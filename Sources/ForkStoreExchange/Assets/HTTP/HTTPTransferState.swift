@@ -37,6 +37,9 @@ final class HTTPTransferState {
     /// Whether the sink was readied for the current response's 2xx body.
     private var bodyStarted = false
 
+    /// Pieces of a body for a file, not yet written (at most ``writeBufferSize`` bytes).
+    private var pending: [UInt8] = []
+
     // The request body.
     private var bytes: [UInt8] = []
     private var sent = 0
@@ -156,17 +159,50 @@ final class HTTPTransferState {
         switch sink {
         case .collect:
             collected.append(contentsOf: piece)
-        case .file(let descriptor, let path, _), .resume(let descriptor, let path, _, _):
-            var offset = 0
-            while offset < piece.count, let base = piece.baseAddress {
-                let written = write(descriptor, base + offset, piece.count - offset)
-                if written < 0, errno == EINTR { continue }
-                guard written > 0 else { return stop(.localFile(path: path, errno: errno), returning: 0) }
-                offset += written
+        case .file, .resume:
+            // Pieces gather in memory and go to the file a buffer at a time: curl hands over
+            // each chunk of a chunked body apart (giftless's are lines, ~250 bytes).
+            if pending.count + piece.count > Self.writeBufferSize {
+                guard flushBody() else { return 0 }
+            }
+            if piece.count >= Self.writeBufferSize {
+                guard writeToSink(piece) else { return 0 }
+            } else {
+                if pending.capacity < Self.writeBufferSize { pending.reserveCapacity(Self.writeBufferSize) }
+                pending.append(contentsOf: piece)
             }
         }
         bodyBytes += piece.count
         return piece.count
+    }
+
+    /// How much of a body waits in memory before it is written to the file: 256 KiB.
+    static let writeBufferSize = 256 << 10
+
+    /// Writes what waits in memory to the sink's file; false (with ``failure`` set) when the
+    /// file refuses it. Called as the buffer fills and once the request ends, however it ended,
+    /// so what arrived is in the file for a later download to resume from.
+    @discardableResult
+    func flushBody() -> Bool {
+        guard !pending.isEmpty else { return true }
+        defer { pending.removeAll(keepingCapacity: true) }
+        return pending.withUnsafeBytes { writeToSink($0) }
+    }
+
+    private func writeToSink(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        switch sink {
+        case .collect:
+            return true
+        case .file(let descriptor, let path, _), .resume(let descriptor, let path, _, _):
+            var offset = 0
+            while offset < bytes.count, let base = bytes.baseAddress {
+                let written = write(descriptor, base + offset, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                guard written > 0 else { return stop(.localFile(path: path, errno: errno), returning: false) }
+                offset += written
+            }
+            return true
+        }
     }
 
     /// Readies the sink for a 2xx body once its headers are in (once a response): for a resumed download, takes
