@@ -456,4 +456,41 @@ struct LFSHostileServerTests {
         // The pair, then each alone, then the download.
         #expect(server.requests.map { String($0.requestLine.prefix(4)) } == ["POST", "POST", "POST", "GET "])
     }
+
+    /// A 5xx is asked again twice (100 and 400 ms later): a batch request and a download that
+    /// fail once succeed; a download that keeps failing fails the transfer after three tries.
+    @Test func aServersPassingFailureIsAskedAgain() async throws {
+        let failures = Mutex([String: Int]())
+        let flaky = try Self.server(batch: { url in
+            let first = failures.withLock { counts -> Bool in
+                counts["batch", default: 0] += 1
+                return counts["batch"] == 1
+            }
+            return first ? TinyHTTPServer.response("502 Bad Gateway", body: "busy") : Self.answer([Self.entry(href: url + "/o")])
+        }) { _ in
+            let first = failures.withLock { counts -> Bool in
+                counts["get", default: 0] += 1
+                return counts["get"] == 1
+            }
+            return first
+                ? TinyHTTPServer.response("500 Internal Server Error", body: "File exists")
+                : TinyHTTPServer.response("200 OK", body: String(decoding: Self.bytes, as: UTF8.self))
+        }
+        let lab = LFSLab()
+        let folder = lab.assets("receiving")
+        try await download(try LFSTransport(endpoint: flaky.url + "/org/repo"), [Self.object], into: folder)
+        #expect(folder.verify(Self.object.id, size: Self.object.size))
+        #expect(flaky.requests.map { String($0.requestLine.prefix(4)) } == ["POST", "POST", "GET ", "GET "])
+
+        let broken = try Self.server(batch: { Self.answer([Self.entry(href: $0 + "/o")]) }) { _ in
+            TinyHTTPServer.response("503 Service Unavailable", body: "down")
+        }
+        let (error, _) = try await Self.downloadFailure(from: broken)
+        guard case .transport(let reason) = error as? TransferFailure else {
+            Issue.record("expected transport, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("503"))
+        #expect(broken.requests.filter { $0.requestLine.hasPrefix("GET ") }.count == 3)
+    }
 }

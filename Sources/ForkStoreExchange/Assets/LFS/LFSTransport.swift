@@ -24,7 +24,8 @@ import Foundation
 ///   to another origin, without credentials or the action's headers).
 /// - Failures: of the whole transfer, `TransferFailure` (401: authentication, 403: access
 ///   denied, 404 on the endpoint: not a repository, no connection or a timeout: unreachable,
-///   TLS: untrusted server, 5xx and anything else: transport); of one object,
+///   TLS: untrusted server, 5xx (once asked twice more: ``retryDelays``) and anything else:
+///   transport); of one object,
 ///   ``AssetTransferFailure`` (the server's 404 or 410 for it: missing on the remote; a
 ///   download's 422 for it (giftless: the size it holds is another) and bytes that do not
 ///   hash or run long: corrupt; anything else it says or does about it: refused). A
@@ -111,12 +112,26 @@ package struct LFSTransport: AssetTransport {
 
     // MARK: Requests
 
-    /// Sends one request, stopping it when the task is cancelled or `isCancelled` says so.
+    /// Sends one request, stopping it when the task is cancelled or `isCancelled` says so. A
+    /// 5xx answer is asked again after each of ``retryDelays`` (every request of the transfer
+    /// can be sent again: a batch, a verify, a `PUT` of a whole file, a `GET` whose error body
+    /// never reached the file); the last answer is returned.
     func perform(
         _ request: HTTPRequest, body: HTTPResponseBody, session: HTTPSession, progress: (HTTPProgress) -> Void = { _ in }
     ) throws(HTTPFailure) -> HTTPResponse {
-        try session.perform(request, body: body, isCancelled: isCancelled, progress: progress)
+        var response = try session.perform(request, body: body, isCancelled: isCancelled, progress: progress)
+        for delay in Self.retryDelays where response.status >= 500 {
+            Thread.sleep(forTimeInterval: delay.seconds)
+            guard !isCancelled() else { throw HTTPFailure.cancelled }
+            response = try session.perform(request, body: body, isCancelled: isCancelled, progress: progress)
+        }
+        return response
     }
+
+    /// The waits before asking again after a 5xx: a server's passing failure is tried twice
+    /// more, as git-lfs retries. giftless, for one, answers 500 to some of the first uploads
+    /// to a new repository made at the same time (two threads create its folder at once).
+    static let retryDelays: [Duration] = [.milliseconds(100), .milliseconds(400)]
 
     /// The `Authorization` header of basic authentication, or nil without credentials.
     var authorization: HTTPHeader? {
