@@ -9,39 +9,48 @@ import Darwin
 #endif
 
 extension LFSTransport {
-    /// Brings `objects` into `folder`, in batches of 100; those already there are skipped.
-    /// Each goes to its partial file, resuming from what an earlier download left there when
-    /// the server honours `Range`, never past its size, and is moved into place only when it
-    /// hashes to its id. A failure of one object (missing on the server, corrupt, refused)
-    /// lets the others go on and is thrown at the end; its partial file is removed unless
-    /// the connection broke, which a later download resumes from.
+    /// Brings `objects` into `folder`, in batches of 100, several at a time
+    /// (``LFSConcurrentTransfers``); those already there are skipped. Each goes to its partial
+    /// file, resuming from what an earlier download left there when the server honours
+    /// `Range`, never past its size, and is moved into place only when it hashes to its id. A
+    /// failure of one object (missing on the server, corrupt, refused) lets the others go on
+    /// and the first of them (in the order given) is thrown at the end; its partial file is
+    /// removed unless the connection broke, which a later download resumes from.
     package func download(_ objects: [AssetObject], into folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws {
         let wanted = Self.distinct(objects).filter { !folder.contains($0.id, size: $0.size) }
         guard !wanted.isEmpty else { return }
-        let session = try client.session()
+        var transfers = LFSConcurrentTransfers(client: client)
+        let session = try transfers.first()
         var secrets = secrets()
         var firstFailure: AssetTransferFailure?
         for start in stride(from: 0, to: wanted.count, by: LFSBatchRequest.maximumObjects) {
             let batch = Array(wanted[start..<min(start + LFSBatchRequest.maximumObjects, wanted.count)])
             let answers = try downloadAnswers(batch, session: session, secrets: secrets)
-            for object in batch {
-                do {
-                    switch answers[object.id] ?? .refused(reason: "the server's answer does not mention it") {
-                    case .actions(let actions):
-                        guard let action = actions["download"] else {
-                            throw AssetTransferFailure.refused(object.id, reason: "the server gave no download action")
-                        }
-                        secrets.add(action)
-                        try fetch(object, into: folder, action: action, session: session, secrets: secrets, progress: progress)
-                    case .error(let code, let message):
-                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: true)
-                    case .refused(let reason):
-                        throw AssetTransferFailure.refused(object.id, reason: reason)
+            var failures: [Int: AssetTransferFailure] = [:]
+            var moves: [(index: Int, action: LFSAction)] = []
+            for (index, object) in batch.enumerated() {
+                switch answers[object.id] ?? .refused(reason: "the server's answer does not mention it") {
+                case .actions(let actions):
+                    guard let action = actions["download"] else {
+                        failures[index] = .refused(object.id, reason: "the server gave no download action")
+                        continue
                     }
-                } catch let failure as AssetTransferFailure {
-                    if firstFailure == nil { firstFailure = failure }
+                    secrets.add(action)
+                    moves.append((index, action))
+                case .error(let code, let message):
+                    failures[index] = Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: true)
+                case .refused(let reason):
+                    failures[index] = .refused(object.id, reason: reason)
                 }
             }
+            let known = secrets
+            let actions = Dictionary(moves.map { (batch[$0.index].id, $0.action) }, uniquingKeysWith: { first, _ in first })
+            let moved = try transfers.run(moves.map { batch[$0.index] }, transport: self, progress: progress) { transport, object, session, progress in
+                guard let action = actions[object.id] else { return }
+                try transport.fetch(object, into: folder, action: action, session: session, secrets: known, progress: progress)
+            }
+            for (position, failure) in moved { failures[moves[position].index] = failure }
+            if firstFailure == nil, let first = failures.min(by: { $0.key < $1.key }) { firstFailure = first.value }
         }
         if let firstFailure { throw firstFailure }
     }

@@ -4,17 +4,19 @@ import Foundation
 
 extension LFSTransport {
     /// Sends those of `objects` the server lacks, reading each from `folder`, in batches of
-    /// 100: a `PUT` of the whole file to the upload action's href (a stopped upload starts its
-    /// object again), then the verify action when there is one. Returns how many were sent;
-    /// those the server has already are skipped. Objects not in `folder` are asked about too:
-    /// a lazy replica edits records holding assets it never downloaded, which the server has;
-    /// only one the server lacks as well is ``AssetTransferFailure/missingLocally(_:)``. A
-    /// failure of one object (missing, refused by the server) lets the others go on and is
-    /// thrown at the end. The bytes are hashed as they are sent: a local copy that does not
+    /// 100, several at a time (``LFSConcurrentTransfers``): a `PUT` of the whole file to the
+    /// upload action's href (a stopped upload starts its object again), then the verify
+    /// action when there is one. Returns how many were sent; those the server has already are
+    /// skipped. Objects not in `folder` are asked about too: a lazy replica edits records
+    /// holding assets it never downloaded, which the server has; only one the server lacks as
+    /// well is ``AssetTransferFailure/missingLocally(_:)``. A failure of one object (missing,
+    /// refused by the server) lets the others go on and the first of them (in the order given)
+    /// is thrown at the end. The bytes are hashed as they are sent: a local copy that does not
     /// hash to its id stops the upload with `StoreError.assetCorrupt` before its last piece
     /// leaves, and is removed from `folder`.
     package func upload(_ objects: [AssetObject], from folder: AssetFolder, progress: (AssetTransferCount) -> Void) throws -> Int {
-        let session = try client.session()
+        var transfers = LFSConcurrentTransfers(client: client)
+        let session = try transfers.first()
         var secrets = secrets()
         var firstFailure: AssetTransferFailure?
         var sent = 0
@@ -22,28 +24,35 @@ extension LFSTransport {
         for start in stride(from: 0, to: asked.count, by: LFSBatchRequest.maximumObjects) {
             let batch = Array(asked[start..<min(start + LFSBatchRequest.maximumObjects, asked.count)])
             let answer = try self.batch(.upload, batch, session: session, secrets: secrets)
-            for object in batch {
-                do {
-                    switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
-                    case .actions(let actions):
-                        guard let upload = actions["upload"] else { continue }  // the server has it
-                        guard folder.contains(object.id, size: object.size) else { throw AssetTransferFailure.missingLocally(object.id) }
-                        secrets.add(upload)
-                        if let verify = actions["verify"] { secrets.add(verify) }
-                        try put(object, from: folder, action: upload, session: session, secrets: secrets, progress: progress)
-                        if let verify = actions["verify"] {
-                            try self.verify(object, action: verify, session: session, secrets: secrets)
-                        }
-                        sent += 1
-                    case .error(let code, let message):
-                        throw Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: false)
-                    case .refused(let reason):
-                        throw AssetTransferFailure.refused(object.id, reason: reason)
+            var failures: [Int: AssetTransferFailure] = [:]
+            var moves: [(index: Int, upload: LFSAction, verify: LFSAction?)] = []
+            for (index, object) in batch.enumerated() {
+                switch answer.objects[object.id] ?? .refused(reason: "the server's answer does not mention it") {
+                case .actions(let actions):
+                    guard let upload = actions["upload"] else { continue }  // the server has it
+                    guard folder.contains(object.id, size: object.size) else {
+                        failures[index] = .missingLocally(object.id)
+                        continue
                     }
-                } catch let failure as AssetTransferFailure {
-                    if firstFailure == nil { firstFailure = failure }
+                    secrets.add(upload)
+                    if let verify = actions["verify"] { secrets.add(verify) }
+                    moves.append((index, upload, actions["verify"]))
+                case .error(let code, let message):
+                    failures[index] = Self.objectFailure(object.id, code: code, message: secrets.scrubbed(message), download: false)
+                case .refused(let reason):
+                    failures[index] = .refused(object.id, reason: reason)
                 }
             }
+            let known = secrets
+            let actions = Dictionary(moves.map { (batch[$0.index].id, ($0.upload, $0.verify)) }, uniquingKeysWith: { first, _ in first })
+            let moved = try transfers.run(moves.map { batch[$0.index] }, transport: self, progress: progress) { transport, object, session, progress in
+                guard let (upload, verify) = actions[object.id] else { return }
+                try transport.put(object, from: folder, action: upload, session: session, secrets: known, progress: progress)
+                if let verify { try transport.verify(object, action: verify, session: session, secrets: known) }
+            }
+            for (position, failure) in moved { failures[moves[position].index] = failure }
+            sent += moves.count - moved.count
+            if firstFailure == nil, let first = failures.min(by: { $0.key < $1.key }) { firstFailure = first.value }
         }
         if let firstFailure { throw firstFailure }
         return sent

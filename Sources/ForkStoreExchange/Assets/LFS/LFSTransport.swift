@@ -17,6 +17,8 @@ import Foundation
 ///   request asks `Range: bytes=N-`; a 206 is taken only with the matching `Content-Range`,
 ///   any other 2xx starts the file again; never more than the object's size is accepted. Then
 ///   ``AssetFolder/commit(_:as:size:)`` moves it into place only if it hashes to its id.
+/// - The objects of a batch move up to 8 at a time, each on a session (a connection) of its
+///   own (``LFSConcurrentTransfers``).
 /// - Credentials (basic authentication) go to the endpoint's own origin (scheme, host and
 ///   port) only. An action's request carries the action's own headers, and the credentials
 ///   only when its href has the endpoint's origin and the action sets no `Authorization`.
@@ -44,7 +46,7 @@ package struct LFSTransport: AssetTransport {
     private let password: String?
     /// Timeouts and trust of every request.
     package let client: HTTPClient
-    private let isCancelled: @Sendable () -> Bool
+    private var isCancelled: @Sendable () -> Bool
 
     /// A transport to the LFS server at `endpoint`, an http(s) URL without a user, password,
     /// query or fragment. `username` and `password` sign in with basic authentication (both or
@@ -132,6 +134,14 @@ package struct LFSTransport: AssetTransport {
     /// more, as git-lfs retries. giftless, for one, answers 500 to some of the first uploads
     /// to a new repository made at the same time (two threads create its folder at once).
     static let retryDelays: [Duration] = [.milliseconds(100), .milliseconds(400)]
+
+    /// This transport, stopping its requests also when `stop` says so.
+    func stopping(_ stop: @escaping @Sendable () -> Bool) -> LFSTransport {
+        var copy = self
+        let stopped = isCancelled
+        copy.isCancelled = { stop() || stopped() }
+        return copy
+    }
 
     /// The `Authorization` header of basic authentication, or nil without credentials.
     var authorization: HTTPHeader? {
