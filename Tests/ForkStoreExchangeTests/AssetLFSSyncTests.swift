@@ -149,6 +149,47 @@ struct AssetLFSSyncTests {
         #expect(try await phoneSync.sync().downloadedAssets == 0)
     }
 
+    /// An eager sync of thirty assets, two of them gone from the server: the other
+    /// twenty-eight arrive in one transfer, and each missing one is reported with its record;
+    /// once the server has them again, the next sync brings just those two.
+    @Test func anEagerSyncOfManyReportsEachMissingAssetWithItsRecord() async throws {
+        let lfs = try await LFSSyncLab()
+        let (laptop, laptopSync) = try lfs.replica("laptop")
+        var notes: [AttachmentNote] = []
+        for index in 0..<30 {
+            let asset = try addTestAsset(to: laptop, bytes: randomBytes(20_000 + index * 1_000, seed: 700 + UInt64(index)))
+            notes.append(AttachmentNote(id: "note-\(index)", title: "note \(index)", file: asset))
+        }
+        try await laptop.save(notes)
+        #expect(try await laptopSync.sync().uploadedAssets == 30)
+        let gone = [notes[7], notes[21]]
+        let aside = lfs.lab.folder.child("aside")
+        try FileManager.default.createDirectory(atPath: aside, withIntermediateDirectories: true)
+        for note in gone {
+            let asset = try #require(note.file)
+            try FileManager.default.moveItem(atPath: lfs.stored(asset), toPath: aside + "/" + asset.id.hex)
+        }
+
+        let (phone, phoneSync) = try lfs.replica("phone", options: ExchangeOptions(assetDownloads: .eager))
+        let report = try await phoneSync.sync()
+        #expect(report.downloadedAssets == 28)
+        #expect(report.assetErrors.map(\.code) == [.assetMissing, .assetMissing])
+        #expect(Set(report.assetErrors.compactMap(\.recordID)) == ["note-7", "note-21"])
+        for note in notes {
+            let asset = try #require(note.file)
+            #expect(isLocal(asset, in: phone) == !gone.contains(note))
+        }
+        #expect(Set(phoneSync.status.pendingTransfers.map(\.asset)) == Set(gone.compactMap(\.file)))
+
+        for note in gone {
+            let asset = try #require(note.file)
+            try FileManager.default.moveItem(atPath: aside + "/" + asset.id.hex, toPath: lfs.stored(asset))
+        }
+        let again = try await phoneSync.sync()
+        #expect(again.downloadedAssets == 2 && again.assetErrors.isEmpty)
+        #expect(phoneSync.status.pendingTransfers.isEmpty)
+    }
+
     /// lighttpd with basic authentication in front of giftless: the remote's credentials sign
     /// in; a wrong password or none fails as `authenticationFailed`, and no error's text holds
     /// the password.
