@@ -57,9 +57,9 @@ echo "sanitizers.sh: $sanitizer build took $((built - start)) s" >&2
 # and those of the blocked-calls and timeout tests are figures for an ordinary build, which
 # scripts/test.sh and the run beside CPU hogs check; a sanitized build is several times slower
 # (78 s under AddressSanitizer on 2 busy cores for the load test; a 10 s timeout bound took
-# 13.6 s). The gigabyte asset test measures the peak memory of an ordinary build's processes,
+# 13.6 s; the deep delta chain's 2 s bound took 3.5 s). The gigabyte asset test measures the peak memory of an ordinary build's processes,
 # which a sanitizer's shadow memory would swamp.
 status=0
-swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" "${filters[@]}" --skip 'LoadTests|blockedCallsHoldUpNoOtherStore|TimeoutTests|AssetGigabyteTests' || status=$?
+swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" "${filters[@]}" --skip 'LoadTests|blockedCallsHoldUpNoOtherStore|TimeoutTests|AssetGigabyteTests|everyObjectOfADeepChainIsCheckedInTimeLinearInItsDepth' || status=$?
 echo "sanitizers.sh: $sanitizer test run took $((SECONDS - built)) s (exit $status)" >&2
 exit "$status"
