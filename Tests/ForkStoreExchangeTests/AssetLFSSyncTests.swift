@@ -309,8 +309,7 @@ struct AssetLFSSyncTests {
     /// A smart-HTTP remote with no Git LFS server at its derived assets URL
     /// (`<url>/info/lfs`: git http-backend answers there): the sync that must upload fails at
     /// once, naming that URL, and pushes nothing.
-    @Test(.timeLimit(.minutes(2)))
-    func anHTTPRemoteWithoutAnLFSServerFailsClearly() async throws {
+    @Test func anHTTPRemoteWithoutAnLFSServerFailsClearly() async throws {
         let lab = try await SyncLab()
         try await git("--git-dir", lab.remotePath, "config", "http.receivepack", "true")
         let http = try await SmartHTTPServer(repositories: lab.folder.path, folder: lab.folder.child("http"))

@@ -2,6 +2,7 @@ import ForkStore
 import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
+import Synchronization
 
 /// The `asset-push` mode: a record collection of `AttachmentNote`s holding the assets read
 /// from `file` (added on the first run only), synced with `url`, so the assets are uploaded
@@ -31,7 +32,7 @@ func runAssetPush(store path: String, url: String, file: String, pause: Duration
     let started = ContinuousClock.now
     let report = try await exchange.sync()
     let seconds = (ContinuousClock.now - started).seconds
-    printer?.cancel()
+    await printer?.drain()
     acknowledge("seconds \(seconds)")
     acknowledge("synced \(report.uploadedAssets)")
 }
@@ -53,7 +54,7 @@ func runAssetFetch(store path: String, url: String, pause: Duration, assetsURL: 
     let started = ContinuousClock.now
     let files = try await exchange.fetchAssets(assets)
     let seconds = (ContinuousClock.now - started).seconds
-    printer?.cancel()
+    await printer?.drain()
     acknowledge("seconds \(seconds)")
     for file in files { acknowledge("fetched \(file.path)") }
 }
@@ -71,14 +72,39 @@ private func options(pause: Duration) -> ExchangeOptions {
 
 /// Prints the exchange's progress events, unless `FORKSTORE_STRESS_QUIET` is set (the
 /// benchmarks: an app listening to every event would not print a line for each).
-private func printProgress(of exchange: Exchange) -> Task<Void, Never>? {
+private func printProgress(of exchange: Exchange) -> ProgressPrinter? {
     guard ProcessInfo.processInfo.environment["FORKSTORE_STRESS_QUIET"] == nil else { return nil }
-    let events = exchange.events()
-    return Task {
-        for await event in events {
-            guard case .assetProgress(let progress) = event else { continue }
-            acknowledge("\(progress.direction == .upload ? "uploaded" : "downloaded") \(progress.bytes)")
+    return ProgressPrinter(exchange.events())
+}
+
+/// Prints the progress events of an exchange as they arrive, on a task of its own.
+final class ProgressPrinter: Sendable {
+    private final class LastPrinted: Sendable {
+        let time = Mutex(ContinuousClock.now)
+    }
+
+    private let task: Task<Void, Never>
+    private let lastPrinted = LastPrinted()
+
+    init(_ events: AsyncStream<ExchangeEvent>) {
+        let lastPrinted = self.lastPrinted
+        task = Task {
+            for await event in events {
+                guard case .assetProgress(let progress) = event else { continue }
+                acknowledge("\(progress.direction == .upload ? "uploaded" : "downloaded") \(progress.bytes)")
+                lastPrinted.time.withLock { $0 = .now }
+            }
         }
+    }
+
+    /// Waits until the events published so far are printed (none for 300 ms; at most 10 s, a
+    /// slow sanitized run prints them well behind the transfer), then stops.
+    func drain() async {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while ContinuousClock.now < deadline, ContinuousClock.now - lastPrinted.time.withLock({ $0 }) < .milliseconds(300) {
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        task.cancel()
     }
 }
 
