@@ -11,8 +11,9 @@ import Testing
 /// downloader syncs and fetches it. At most 3 GB of disk for a minute each (the file, the
 /// uploader's store and the remote or giftless's storage, and waitress's spool of the upload;
 /// the file is removed before the download), removed at the end. scripts/test.sh runs the
-/// suite alone, after the other tests, and not under a sanitizer; each test prints its figures.
-@Suite("A gigabyte asset")
+/// suite alone, after the other tests, one test after the other (not under a sanitizer); each
+/// prints its figures.
+@Suite("A gigabyte asset", .serialized)
 struct AssetGigabyteTests {
     static let size = 1 << 30
     static let memoryLimitKB = 64 * 1024
