@@ -337,7 +337,14 @@ do {
     server = try await GiftlessServer(folder: scratch.child("giftless"))
 } catch {
     FileHandle.standardError.write(Data("forkstore-asset-benchmarks: \(error)\n".utf8))
+    try? FileManager.default.removeItem(atPath: scratch.path)
     exit(1)
+}
+/// Stops the server and removes the scratch folder (gigabytes of files): a global's deinit
+/// does not run when the process exits.
+func cleanUp() {
+    server.stop()
+    try? FileManager.default.removeItem(atPath: scratch.path)
 }
 let bench = Bench(
     server: server, scratch: scratch.path, writer: productsFolder() + "/forkstore-stress-writer", gitLFS: gitLFSPath, curl: curlPath,
@@ -380,10 +387,10 @@ do {
     }
 } catch {
     FileHandle.standardError.write(Data("forkstore-asset-benchmarks: \(error)\n".utf8))
-    server.stop()
+    cleanUp()
     exit(1)
 }
-server.stop()
+cleanUp()
 
 let names: [Tool: String] = [.forkstore: "ForkStore", .gitLFS: "git lfs", .curl: "curl (--parallel \(settings.curlParallel))"]
 var header = ["workload", "way"] + settings.tools.map { names[$0] ?? $0.rawValue }
