@@ -121,16 +121,7 @@ do {
             { _ = try store.createFork(try Fork("refused"), from: .main) },
             { _ = try store.pack() },
         ]
-        for write in writes {
-            do {
-                try write()
-                acknowledge("wrote")
-            } catch StoreError.readOnlyStore {
-                acknowledge("refused")
-            } catch {
-                acknowledge("failed: \(error)")
-            }
-        }
+        acknowledgeEach(writes)
     case "assets":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])
@@ -148,16 +139,7 @@ do {
             { try store.unpin(pinned[0]) },
             { _ = try store.collectAssets() },
         ]
-        for write in writes {
-            do {
-                try write()
-                acknowledge("wrote")
-            } catch StoreError.readOnlyStore {
-                acknowledge("refused")
-            } catch {
-                acknowledge("failed: \(error)")
-            }
-        }
+        acknowledgeEach(writes)
     case "replica":
         guard arguments.count == 8, let edits = Int(arguments[5]), let every = Int(arguments[6]), every > 0,
             let seconds = Double(arguments[7])
@@ -199,4 +181,19 @@ do {
     }
 } catch {
     fail("\(error)")
+}
+
+/// Tries each write of a read-only process, acknowledging "wrote", "refused" (the store said
+/// readOnlyStore) or "failed: …".
+func acknowledgeEach(_ writes: [() throws -> Void]) {
+    for write in writes {
+        do {
+            try write()
+            acknowledge("wrote")
+        } catch StoreError.readOnlyStore {
+            acknowledge("refused")
+        } catch {
+            acknowledge("failed: \(error)")
+        }
+    }
 }
