@@ -28,9 +28,11 @@ let package = Package(
             providers: [.apt(["libgit2-dev"]), .brew(["libgit2"])]
         ),
         // libcurl, the HTTP client of Git LFS transfers. Only ForkStoreExchange imports it.
+        // No pkgConfig: libcurl.pc names the system's library folder, and SwiftPM puts that
+        // `-L` before libgit2's, so a build against a libgit2 beside the system's (scripts/
+        // libgit2-1.8.sh) linked the system's instead. curl's headers are on the default path.
         .systemLibrary(
             name: "CCurl",
-            pkgConfig: "libcurl",
             providers: [.apt(["libcurl4-openssl-dev"]), .brew(["curl"])]
         ),
         // zlib, for the pack format.
