@@ -322,6 +322,20 @@ extension StoreError {
         StoreError(.invalidKey, "The ssh key cannot be used: \(reason).", reason: reason)
     }
 
+    // MARK: History
+
+    /// The code of ``compactionRefused(fork:reason:)``, for `catch StoreError.compactionRefused`.
+    public static let compactionRefused = Code.compactionRefused
+    /// The history could not be compacted as asked: the horizon is not on the fork's
+    /// first-parent history, or the store is shared and this replica signs as no owner (see
+    /// <doc:HistoryHorizon>). Nothing was changed. Sets ``fork`` (when one fork is concerned)
+    /// and ``reason``.
+    public static func compactionRefused(fork: String?, reason: String) -> StoreError {
+        StoreError(
+            .compactionRefused, "The history\(fork.map { " of '\($0)'" } ?? "") was not compacted: \(reason).",
+            reason: reason, fork: fork)
+    }
+
     // MARK: Assets
 
     /// The code of ``assetNotLocal(id:)``, for `catch StoreError.assetNotLocal`.

@@ -183,6 +183,8 @@ extension StoreError {
         public static let assetTooLarge = Code(rawValue: "assetTooLarge")
         /// ``StoreError/assetCorrupt(id:reason:)``.
         public static let assetCorrupt = Code(rawValue: "assetCorrupt")
+        /// ``StoreError/compactionRefused(fork:reason:)``.
+        public static let compactionRefused = Code(rawValue: "compactionRefused")
 
         /// Every code this version of ForkStore throws (a test checks that none is missing and
         /// that their names differ).
@@ -192,6 +194,7 @@ extension StoreError {
             invalidJSON, undecodableValue, missingObject, encodingFailed, mergeFailed, concurrentUpdate, locked,
             repository, fileSystem, readOnlyStore, recordNotFound, invalidMigrationPlan, unsupportedModelVersion,
             migrationFailed, recordTooLarge, rejectedCommit, invalidKey, assetNotLocal, assetTooLarge, assetCorrupt,
+            compactionRefused,
         ]
     }
 }

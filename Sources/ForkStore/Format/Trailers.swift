@@ -35,6 +35,7 @@ enum TrailerKey {
     static let mergeStrategies = "Merge-Strategies"
     static let mergeConflicts = "Merge-Conflicts"
     static let mergeConflict = "Merge-Conflict"
+    static let checkpointOf = "Checkpoint-Of"
 }
 
 /// Commit messages of the form "free text, blank line, trailer block", written and read the

@@ -63,6 +63,10 @@ public struct Commit: Sendable, Hashable, Identifiable {
     public let lamport: Int
     /// The `Record-Count` trailer of a record collection's commit; nil when absent.
     let recordCount: Int?
+    /// For a checkpoint, the commit it stands in for (its `Checkpoint-Of` trailer): a root
+    /// commit with that commit's tree, whose history was compacted away (see
+    /// <doc:HistoryHorizon>); nil for every other commit.
+    public let checkpointOf: CommitID?
     /// The message without its trailer block.
     public let message: String
     /// The trailers, in order.
@@ -95,7 +99,9 @@ public struct Commit: Sendable, Hashable, Identifiable {
         self.tree = object.tree
         self.message = parsed.text
         self.trailers = parsed.trailers
-        self.problem = stamp.problem
+        self.checkpointOf = stamp.checkpointOf
+        self.problem = stamp.problem ?? (stamp.checkpointOf != nil && !object.parents.isEmpty
+            ? "it is a checkpoint (Checkpoint-Of) with parents; a checkpoint is a root commit" : nil)
         self.modelVersion = stamp.modelVersion
         self.formatVersion = stamp.formatVersion
         self.lamport = stamp.lamport

@@ -9,6 +9,9 @@ struct CommitStamp {
     var clock: HybridTime?
     var replica: String?
     var recordCount: Int?
+    /// The commit a checkpoint stands in for (Schema/FORMAT.md §16): `Checkpoint-Of`, exactly
+    /// once when present, 40 lowercase hexadecimal digits.
+    var checkpointOf: CommitID?
     /// Why the message or a stamp trailer is malformed; nil when it is not.
     var problem: String?
 
@@ -46,6 +49,11 @@ struct CommitStamp {
                 clock = HybridTime(milliseconds: Int64(milliseconds), counter: counter)
             } else {
                 complain("its Clock '\(text)' is not <milliseconds>-<counter> within range")
+            }
+        }
+        if let text = single(TrailerKey.checkpointOf) {
+            if Checkpoint.isFullLowercaseHex(text), let id = CommitID(text) { checkpointOf = id } else {
+                complain("its Checkpoint-Of '\(text)' is not a full commit id (40 lowercase hexadecimal digits)")
             }
         }
         if let text = single(TrailerKey.replica) {

@@ -15,6 +15,10 @@ public struct StoreChange: Sendable, Equatable {
         /// `cloud` moved to what the remote holds, after a fetch or a push. Only an exchange
         /// writes `cloud`.
         case synced
+        /// The fork's history before a horizon was replaced by a checkpoint: its head is a
+        /// new commit with the same data, on a lineage rooted in the checkpoint (see
+        /// <doc:HistoryHorizon>).
+        case compacted
     }
 
     /// The fork that changed.
