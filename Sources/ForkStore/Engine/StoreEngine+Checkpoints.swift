@@ -1,21 +1,29 @@
+import Foundation
 import ForkStoreGit
 
-/// What compacting a fork did (Schema/FORMAT.md §16).
-package struct Compaction: Sendable, Hashable {
+/// What compacting a fork's history did (see <doc:HistoryHorizon>).
+public struct Compaction: Sendable, Hashable {
     /// The fork compacted.
-    package let fork: Fork
-    /// The horizon C: the commit the checkpoint stands in for.
-    package let horizon: CommitID
-    /// The checkpoint K, the root of the fork's new lineage.
-    package let checkpoint: CommitID
-    /// The fork's head before: what the archive ref keeps.
-    package let oldHead: CommitID
-    /// The fork's head after: the old head replayed onto K, with the same tree.
-    package let newHead: CommitID
-    /// How many commits after C were replayed onto K.
-    package let replayed: Int
-    /// The archive ref naming the old head.
-    package var archiveReference: String { Checkpoint.archiveReference(of: checkpoint) }
+    public let fork: Fork
+    /// The horizon: the commit the checkpoint stands in for.
+    public let horizon: CommitID
+    /// The checkpoint: the root commit of the fork's new history, with the horizon's data.
+    public let checkpoint: CommitID
+    /// The fork's head before: what the archive ref keeps (until the policy drops it).
+    public let oldHead: CommitID
+    /// The fork's head after: the old head replayed onto the checkpoint, with the same data.
+    public let newHead: CommitID
+    /// How many commits after the horizon were replayed onto the checkpoint.
+    public let replayed: Int
+    /// The other forks moved onto the new history (their own commits replayed with the same
+    /// data), by name.
+    public internal(set) var movedForks: [Fork] = []
+    /// Each old commit at or after the horizon on the fork's first-parent history, and its
+    /// copy on the new history (the horizon's copy is the checkpoint).
+    let copies: [CommitID: CommitID]
+
+    /// The archive ref that keeps the old head: `refs/forkstore/archive/<checkpoint>`.
+    public var archiveReference: String { Checkpoint.archiveReference(of: checkpoint) }
 }
 
 extension StoreEngine {
@@ -28,21 +36,47 @@ extension StoreEngine {
     /// compact (C is the fork's root).
     package func checkpoint(_ fork: Fork, at horizon: CommitID) throws -> Compaction? {
         try Self.refuseAppWrites(to: fork)
-        let outcome = try write { session throws -> Compaction? in
-            for _ in 1...options.maximumWriteAttempts {
-                guard let planned = try compaction(of: fork, at: horizon, in: session) else { return nil }
-                guard try moveReference(of: fork, to: planned.newHead.objectID, expecting: planned.oldHead.objectID, in: session) else {
-                    continue
-                }
-                return planned
-            }
-            throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
-        }
-        if let outcome {
-            options.logger.debug("compacted '\(fork)' at \(outcome.horizon.short): checkpoint \(outcome.checkpoint.short), \(outcome.replayed) commits replayed")
-            publish(StoreChange(fork: fork, commit: outcome.newHead, mergedFrom: nil, kind: .compacted))
-        }
+        let outcome = try write { session in try compactLocked(fork, at: horizon, in: session) }
+        if let outcome { published(outcome) }
         return outcome
+    }
+
+    /// ``checkpoint(_:at:)`` under the writer lock: in a shared store only an owner compacts.
+    /// Compacting `main` moves the other forks (not `cloud`, which names what the remote
+    /// holds) onto the new history.
+    func compactLocked(_ fork: Fork, at horizon: CommitID, in session: StoreSession) throws -> Compaction? {
+        try requireOwnerToCompact(fork, in: session)
+        for _ in 1...options.maximumWriteAttempts {
+            guard var planned = try compaction(of: fork, at: horizon, in: session) else { return nil }
+            guard try moveReference(of: fork, to: planned.newHead.objectID, expecting: planned.oldHead.objectID, in: session) else {
+                continue
+            }
+            if fork == .main { planned.movedForks = try moveForks(after: planned, in: session) }
+            return planned
+        }
+        throw StoreError.concurrentUpdate(fork: fork.name, attempts: options.maximumWriteAttempts)
+    }
+
+    /// Logs and publishes a compaction once the writer lock is released.
+    func published(_ outcome: Compaction) {
+        options.logger.debug("compacted '\(outcome.fork)' at \(outcome.horizon.short): checkpoint \(outcome.checkpoint.short), \(outcome.replayed) commits replayed")
+        publish(StoreChange(fork: outcome.fork, commit: outcome.newHead, mergedFrom: nil, kind: .compacted))
+        for fork in outcome.movedForks {
+            if let head = try? head(of: fork) { publish(StoreChange(fork: fork, commit: head.id, mergedFrom: nil, kind: .compacted)) }
+        }
+    }
+
+    /// Throws unless this replica may compact: in a shared store (its head holds participants)
+    /// only an owner does, and signs the checkpoint and the replayed commits.
+    func requireOwnerToCompact(_ fork: Fork, in session: StoreSession) throws {
+        let head = try session.readableHead(of: fork)
+        guard let shared = try participants(inTree: head.tree, of: head, session: session)?.inForce else { return }
+        guard let key = options.signingKey?.publicKey else {
+            throw StoreError.compactionRefused(fork: fork.name, reason: "the store is shared, and only an owner compacts it: open it with an owner's signing key")
+        }
+        guard shared.participant(with: key)?.access == .owner else {
+            throw StoreError.compactionRefused(fork: fork.name, reason: "the store is shared, and \(key) is not an owner of it")
+        }
     }
 
     /// Writes the new lineage of `fork` rooted in the checkpoint of `horizon` and the archive
@@ -64,10 +98,12 @@ extension StoreEngine {
         try session.checkStamps(of: horizonCommit)
 
         let checkpoint = try writeCheckpoint(of: horizonCommit, in: session)
+        var copies = [horizon: CommitID(checkpoint)]
         var parent = checkpoint
         for commit in chain.reversed() {
             try StoreThread.checkCancellation()
             parent = try writeCopy(of: commit, onto: parent, in: session)
+            copies[commit.id] = CommitID(parent)
         }
         // Read back before any ref moves: the new head holds the old head's tree, and its
         // first-parent history reaches K after exactly the replayed commits.
@@ -75,7 +111,8 @@ extension StoreEngine {
         try verifyLineage(newHead, replacing: head, checkpoint: checkpoint, length: chain.count, in: session)
         try keepArchive(of: CommitID(checkpoint), at: head.id, in: session)
         return Compaction(
-            fork: fork, horizon: horizon, checkpoint: CommitID(checkpoint), oldHead: head.id, newHead: newHead.id, replayed: chain.count)
+            fork: fork, horizon: horizon, checkpoint: CommitID(checkpoint), oldHead: head.id, newHead: newHead.id, replayed: chain.count,
+            copies: copies)
     }
 
     /// Writes the checkpoint of `horizon` (signed when the store signs its commits) and reads it back.
@@ -163,6 +200,132 @@ extension StoreEngine {
         let kept = try git("reading the archive of \(checkpoint.short)") { () throws(GitError) in try repository.resolveReference(name) }
         guard kept == oldHead.objectID else {
             throw StoreError.repository(operation: "keeping the archive", reason: "the archive ref \(name) did not read back")
+        }
+    }
+}
+
+extension StoreEngine {
+    /// Moves the forks other than `main` and `cloud` onto main's new history: a fork whose
+    /// first-parent history meets main's at or after the horizon has its own commits replayed
+    /// (same trees and messages) onto the copy of the commit where they meet; one that meets
+    /// it only before the horizon stays on the old history, which its ref keeps. Each moves by
+    /// compare-and-swap; a fork moved meanwhile is left as it is. Returns the forks moved.
+    func moveForks(after compaction: Compaction, in session: StoreSession) throws -> [Fork] {
+        let horizon = try session.commit(compaction.horizon.objectID)
+        let references = try git("listing forks") { () throws(GitError) in try session.repository.references(withPrefix: Fork.referencePrefix) }
+        var moved: [Fork] = []
+        for reference in references {
+            let fork = Fork(unchecked: String(reference.name.dropFirst(Fork.referencePrefix.count)))
+            guard fork != .main, fork != .cloud else { continue }
+            var own: [Commit] = []  // newest first: the fork's commits after where it meets main
+            var current = try session.commit(reference.target)
+            var meeting: CommitID?
+            while true {
+                if let copy = compaction.copies[current.id] { meeting = copy; break }
+                // Lamport counters grow from parent to child: below the horizon's, no commit
+                // descends from it.
+                guard current.lamport > horizon.lamport, let parent = current.parents.first else { break }
+                own.append(current)
+                current = try session.commit(parent.objectID)
+            }
+            guard let meeting else { continue }
+            var parent = meeting.objectID
+            for commit in own.reversed() { parent = try writeCopy(of: commit, onto: parent, in: session) }
+            let newHead = try session.commit(parent)
+            guard newHead.tree == (try session.commit(reference.target)).tree else { continue }
+            if try moveReference(of: fork, to: parent, expecting: reference.target, in: session) { moved.append(fork) }
+        }
+        return moved
+    }
+
+    /// Compacts `main` as `policy` asks (nil: the store's ``StoreOptions/history``): the commit
+    /// the policy puts at the horizon becomes the checkpoint. With ``ArchivePolicy/drop``, the
+    /// archive refs are then removed. Nil when the history is within the policy.
+    func compactHistory(_ policy: HistoryPolicy? = nil) throws -> Compaction? {
+        let policy = policy ?? options.history
+        guard !policy.keepsEverything else { return nil }
+        let now = options.wallClock()
+        let outcome = try write { session -> Compaction? in
+            guard let horizon = try horizon(of: .main, under: policy, now: now, in: session) else { return nil }
+            return try compactLocked(.main, at: horizon, in: session)
+        }
+        if let outcome { published(outcome) }
+        if policy.archive == .drop { _ = try dropArchives() }
+        return outcome
+    }
+
+    /// The commit `policy` puts at the horizon of `fork`; nil when its history is within it.
+    func horizon(of fork: Fork, under policy: HistoryPolicy, now: Date, in session: StoreSession) throws -> CommitID? {
+        var current = try session.head(of: fork)
+        var steps = 0
+        while true {
+            if policy.isHorizon(current, stepsBelowHead: steps, now: now) { return current.parents.isEmpty ? nil : current.id }
+            guard let parent = current.parents.first else { return nil }
+            try StoreThread.checkCancellation()
+            current = try session.commit(parent.objectID)
+            steps += 1
+        }
+    }
+
+    /// Removes every archive ref, so that the next pack frees the old history. Returns how
+    /// many were removed.
+    func dropArchives() throws -> Int {
+        try write { session in
+            let repository = session.repository
+            let archives = try git("listing archives") { () throws(GitError) in try repository.references(withPrefix: Checkpoint.archivePrefix) }
+            guard !archives.isEmpty else { return 0 }
+            // Noted before any ref goes, so a pack after a crash still frees what they kept.
+            let marker = repository.gitDirectory + Self.pruneMarker
+            guard FileManager.default.createFile(atPath: marker, contents: Data()) else {
+                throw StoreError.fileSystem(path: marker, reason: "it could not be created")
+            }
+            for archive in archives {
+                try git("dropping the archive \(archive.name)") { () throws(GitError) in
+                    try repository.deleteReference(archive.name, expecting: archive.target)
+                }
+            }
+            return archives.count
+        }
+    }
+
+    /// The file whose presence tells ``pack()`` that dropped archives left objects to free.
+    static let pruneMarker = "forkstore-prune-due"
+
+    /// What ``pack()`` does first under a history policy: compacts `main` (a shared store's
+    /// non-owner leaves that to an owner), drops the archives if the policy says so. Returns
+    /// whether objects were left unreachable, so the pack should free them.
+    func compactBeforePacking() throws -> Bool {
+        let policy = options.history
+        if !policy.keepsEverything {
+            do {
+                _ = try compactHistory(HistoryPolicy(horizon: policy.horizon, archive: .keep))
+            } catch let error as StoreError where error.code == .compactionRefused {
+                options.logger.debug("pack did not compact: \(error.message)")
+            }
+            if policy.archive == .drop { _ = try dropArchives() }
+        }
+        let gitDirectory = try read { session in session.repository.gitDirectory }
+        return FileManager.default.fileExists(atPath: gitDirectory + Self.pruneMarker)
+    }
+
+    /// Frees what no reference reaches (``Repository/repackReachable()``), under the writer
+    /// and packing locks, then clears the note ``dropArchives()`` left.
+    func freeUnreachableObjects() throws {
+        try write { session in
+            try packingLock.withLock {
+                let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable() }
+                options.logger.debug("kept \(pruning.kept) reachable objects; removed \(pruning.removedPacks) packs and \(pruning.removedLoose) loose objects")
+                try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker)
+            }
+        }
+    }
+
+    /// The checkpoint at the root of a fork's history, if its history was compacted.
+    func checkpoint(of fork: Fork) throws -> Commit? {
+        try read { session in
+            var current = try session.head(of: fork)
+            while let parent = current.parents.first { current = try session.commit(parent.objectID) }
+            return current.checkpointOf == nil ? nil : current
         }
     }
 }

@@ -33,12 +33,21 @@ extension StoreEngine {
     }
 
     /// Decodes every commit of every fork, oldest first per fork, with the layout's replay,
-    /// stopping at the first that fails.
+    /// stopping at the first that fails. A compacted history is replayed from its checkpoint,
+    /// and the archived history before it too while an archive ref keeps it (reported as
+    /// `main`'s, whose history it was).
     func replayHistory() throws -> ReplayReport {
         var report = ReplayReport()
         var seen = Set<CommitID>()
-        for fork in try forks() {
-            for commit in try history(of: fork, limit: nil).reversed() where seen.insert(commit.id).inserted {
+        let archives = try read { session in
+            try git("listing archives") { () throws(GitError) in try session.repository.references(withPrefix: Checkpoint.archivePrefix) }
+        }
+        let histories = try forks().map { ($0, try history(of: $0, limit: nil)) }
+            + archives.map { archive in (Fork.main, try read { session in
+                try session.walk(from: archive.target).map { id in try session.commit(id) }
+            }) }
+        for (fork, commits) in histories {
+            for commit in commits.reversed() where seen.insert(commit.id).inserted {
                 try StoreThread.checkCancellation()
                 do {
                     report.values += try read { session in

@@ -186,12 +186,24 @@ extension StoreEngine {
     /// history needs (``collectAssets(gracePeriod:)``). Returns how many loose objects were
     /// packed.
     func pack() throws -> Int {
+        let freesObjects = try compactBeforePacking()
         let packed = try write { session in
             try packingLock.withLock {
                 session.repository.removeLeftoverTemporaryFiles()
                 return try git("packing") { () throws(GitError) in try session.repository.packLooseObjects() }
             }
         }
+        if freesObjects {
+            try freeUnreachableObjects()
+        } else {
+            try rollUpAllPacks()
+        }
+        try StoreThread.checkCancellation()
+        _ = try collectAssets()
+        return packed
+    }
+
+    private func rollUpAllPacks() throws {
         try packingLock.withLock {
             let repository = try git("rolling packs into one") { () throws(GitError) in try Repository.openBare(at: path) }
             // A cancelled pack() stops between roll-ups; each one done is whole and read back.
@@ -200,9 +212,6 @@ extension StoreEngine {
                 _ = try git("rolling packs into one") { () throws(GitError) in try repository.rollUp(group) }
             }
         }
-        try StoreThread.checkCancellation()
-        _ = try collectAssets()
-        return packed
     }
 
     /// How long a write waits for a git lock file held by someone else before failing.

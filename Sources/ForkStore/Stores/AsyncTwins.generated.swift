@@ -490,6 +490,43 @@ extension VersionedStore {
         try await onStoreThread { try self.pack() }
     }
 
+    /// Replaces `main`'s history before the horizon `policy` sets (nil: the store's
+    /// `StoreOptions/history`) by a checkpoint: a root commit with the horizon commit's data,
+    /// onto which every later commit is replayed with the same data and message. The old
+    /// history stays under an archive ref unless the policy drops it; forks that branched
+    /// after the horizon move onto the new history. Nothing any fork holds changes. Returns
+    /// nil when the history is within the policy.
+    ///
+    /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no
+    /// actor and no thread of Swift's cooperative pool waits for the disk. A task cancelled before
+    /// the work starts throws `CancellationError`, and long calls stop at their next step.
+    @discardableResult
+    public func compactHistory(keeping policy: HistoryPolicy? = nil) async throws -> Compaction? {
+        try await onStoreThread { try self.compactHistory(keeping: policy) }
+    }
+
+    /// Replaces `main`'s history before `horizon`, a commit on its first-parent history, by a
+    /// checkpoint of it, as `compactHistory(keeping:)` does for the horizon a policy sets.
+    /// Returns nil when `horizon` is `main`'s first commit: there is nothing before it.
+    ///
+    /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no
+    /// actor and no thread of Swift's cooperative pool waits for the disk. A task cancelled before
+    /// the work starts throws `CancellationError`, and long calls stop at their next step.
+    @discardableResult
+    public func compact(at horizon: CommitID) async throws -> Compaction? {
+        try await onStoreThread { try self.compact(at: horizon) }
+    }
+
+    /// The checkpoint at the root of a fork's history (its `Commit/checkpointOf` names the
+    /// horizon); nil when the fork's history was never compacted.
+    ///
+    /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no
+    /// actor and no thread of Swift's cooperative pool waits for the disk. A task cancelled before
+    /// the work starts throws `CancellationError`, and long calls stop at their next step.
+    public func checkpoint(of fork: Fork = .main) async throws -> Commit? {
+        try await onStoreThread { try self.checkpoint(of: fork) }
+    }
+
     /// The participants the store is shared with, on a fork's head; empty when it is not shared.
     ///
     /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no

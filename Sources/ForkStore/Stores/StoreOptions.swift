@@ -68,6 +68,13 @@ public struct StoreOptions: Sendable {
     /// time back or skew a replica; the store's clock stays monotonic whatever it returns.
     public var wallClock: @Sendable () -> Date = { Date() }
 
+    /// How much history the store keeps: ``HistoryPolicy/keepEverything`` (the default), or
+    /// a horizon of days or commits before which ``VersionedStore/pack()`` replaces the
+    /// history by a checkpoint (see <doc:HistoryHorizon>). In a shared store only an owner
+    /// (a store opened with an owner's ``signingKey``) compacts; other replicas leave it to
+    /// an owner.
+    public var history: HistoryPolicy = .keepEverything
+
     /// Options with the defaults: no fsync, `ForkStore <forkstore@localhost>`, 16 write attempts.
     public init(
         fsync: Bool = false,

@@ -111,8 +111,42 @@ extension VersionedStore {
     /// how many loose objects were packed.
     ///
     /// It then removes the assets nothing needs any more, as `collectAssets()` does.
+    ///
+    /// Under a ``StoreOptions/history`` policy other than ``HistoryPolicy/keepEverything``, it
+    /// first compacts `main`'s history as ``compactHistory(keeping:)`` does; when the policy
+    /// drops archives, the old history is then freed (every object a reference reaches is
+    /// repacked, as `git gc --prune=now` does).
     @discardableResult
     public func pack() throws -> Int { try engine.pack() }
+
+    // MARK: History horizon
+
+    /// Replaces `main`'s history before the horizon `policy` sets (nil: the store's
+    /// ``StoreOptions/history``) by a checkpoint: a root commit with the horizon commit's data,
+    /// onto which every later commit is replayed with the same data and message. The old
+    /// history stays under an archive ref unless the policy drops it; forks that branched
+    /// after the horizon move onto the new history. Nothing any fork holds changes. Returns
+    /// nil when the history is within the policy.
+    ///
+    /// In a shared store only an owner compacts: open the store with an owner's
+    /// ``StoreOptions/signingKey``; the checkpoint and the replayed commits are signed with it.
+    /// See <doc:HistoryHorizon>.
+    @discardableResult
+    public func compactHistory(keeping policy: HistoryPolicy? = nil) throws -> Compaction? {
+        try engine.compactHistory(policy)
+    }
+
+    /// Replaces `main`'s history before `horizon`, a commit on its first-parent history, by a
+    /// checkpoint of it, as ``compactHistory(keeping:)`` does for the horizon a policy sets.
+    /// Returns nil when `horizon` is `main`'s first commit: there is nothing before it.
+    @discardableResult
+    public func compact(at horizon: CommitID) throws -> Compaction? {
+        try engine.checkpoint(.main, at: horizon)
+    }
+
+    /// The checkpoint at the root of a fork's history (its ``Commit/checkpointOf`` names the
+    /// horizon); nil when the fork's history was never compacted.
+    public func checkpoint(of fork: Fork = .main) throws -> Commit? { try engine.checkpoint(of: fork) }
 
     // MARK: Sharing
 

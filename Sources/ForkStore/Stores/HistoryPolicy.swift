@@ -1,0 +1,74 @@
+import Foundation
+
+/// How much history a store keeps: everything (the default), or a horizon of days or commits
+/// before which ``VersionedStore/pack()`` replaces the history by a checkpoint (see
+/// <doc:HistoryHorizon>).
+///
+/// ```swift
+/// var options = StoreOptions()
+/// options.history = .keepCommits(10_000)
+/// ```
+///
+/// Compaction never changes what a fork holds: the checkpoint has the tree of the commit it
+/// stands in for, and every later commit is replayed onto it with the same tree and message.
+public struct HistoryPolicy: Sendable, Hashable, CustomStringConvertible {
+    enum Horizon: Sendable, Hashable {
+        case everything
+        case days(Int)
+        case commits(Int)
+    }
+
+    let horizon: Horizon
+    /// What happens to the old history a checkpoint replaces.
+    public var archive: ArchivePolicy
+
+    /// Keep every commit for ever: nothing is compacted. The default.
+    public static let keepEverything = HistoryPolicy(horizon: .everything, archive: .keep)
+
+    /// Keep the commits of the last `days` days on `main`'s first-parent history; the newest
+    /// commit older than that becomes the checkpoint.
+    public static func keepDays(_ days: Int, archive: ArchivePolicy = .keep) -> HistoryPolicy {
+        HistoryPolicy(horizon: .days(max(days, 0)), archive: archive)
+    }
+
+    /// Keep the last `count` commits of `main`'s first-parent history; the commit `count`
+    /// steps below the head becomes the checkpoint.
+    public static func keepCommits(_ count: Int, archive: ArchivePolicy = .keep) -> HistoryPolicy {
+        HistoryPolicy(horizon: .commits(max(count, 1)), archive: archive)
+    }
+
+    /// Whether the policy never compacts.
+    public var keepsEverything: Bool { horizon == .everything }
+
+    public var description: String {
+        let archived = archive == .keep ? "" : ", archive dropped"
+        switch horizon {
+        case .everything: return "keep everything"
+        case .days(let days): return "keep \(days) day\(days == 1 ? "" : "s")\(archived)"
+        case .commits(let count): return "keep \(count) commit\(count == 1 ? "" : "s")\(archived)"
+        }
+    }
+
+    /// Whether `commit`, `stepsBelowHead` first-parent steps below a fork's head, is where
+    /// the policy puts the horizon: the commit `count` steps below the head, or the newest
+    /// commit older than `days` days.
+    func isHorizon(_ commit: Commit, stepsBelowHead: Int, now: Date) -> Bool {
+        switch horizon {
+        case .everything: return false
+        case .commits(let count): return stepsBelowHead >= count
+        case .days(let days): return commit.date < now.addingTimeInterval(-Double(days) * 86_400)
+        }
+    }
+}
+
+/// What happens to the old history a checkpoint replaces.
+public enum ArchivePolicy: Sendable, Hashable {
+    /// Keep it under an archive ref (`refs/forkstore/archive/<checkpoint>`), locally and on
+    /// the remote: every old commit stays reachable, migration replay still reads it, and
+    /// replicas still on the old history carry their commits over by three-way merges.
+    case keep
+    /// Remove the archive refs once the new lineage is in place; the next
+    /// ``VersionedStore/pack()`` frees the old commits. Replicas still on the old history
+    /// carry their commits over by the two-way salvage.
+    case drop
+}

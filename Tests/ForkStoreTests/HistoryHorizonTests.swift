@@ -1,0 +1,147 @@
+import ForkStore
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// History policies: pack() compacts, archives are kept or dropped, forks move, shared stores
+/// leave compaction to an owner.
+@Suite("History horizon")
+struct HistoryHorizonTests {
+    private func makeFilms(_ options: StoreOptions = StoreOptions(), edits: Int = 10) async throws -> (TemporaryFolder, RecordStore<Film>) {
+        let folder = TemporaryFolder()
+        let films = try await RecordStore<Film>.create(at: folder.child("films"), options: options)
+        for index in 0..<edits {
+            try await films.save(Film(id: "f\(index % 4)", title: "Take \(index)", year: 1900 + index))
+        }
+        return (folder, films)
+    }
+
+    private func output(_ arguments: String...) async throws -> String {
+        try await git(arguments).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    @Test func packCompactsAsThePolicyAsksAndKeepsTheArchive() async throws {
+        var options = StoreOptions()
+        options.history = .keepCommits(3)
+        let (folder, films) = try await makeFilms(options)
+        _ = folder
+        let before = try await films.records().sorted { $0.id < $1.id }
+        let oldHead = try await films.head()
+        #expect(try await films.checkpoint() == nil)
+        try await films.pack()
+        let history = try await films.history()
+        #expect(history.count == 4)
+        let checkpoint = try #require(try await films.checkpoint())
+        #expect(history.last?.id == checkpoint.id)
+        #expect(try await films.records().sorted { $0.id < $1.id } == before)
+        #expect(try await output("--git-dir", films.path, "rev-parse", "refs/forkstore/archive/\(checkpoint.id.hex)") == oldHead.id.hex)
+        try await expectFsckClean(films.path)
+        // A second pack within the policy changes nothing.
+        try await films.pack()
+        #expect(try await films.head() == history[0])
+        // Replay reads the archived history too while the archive is kept.
+        #expect(try await films.replayHistory().commits == 11 + 4)
+    }
+
+    @Test func aDroppedArchiveIsFreedByPack() async throws {
+        var options = StoreOptions()
+        options.history = .keepCommits(2, archive: .drop)
+        let (folder, films) = try await makeFilms(options, edits: 30)
+        _ = folder
+        let old = try await films.history()[10]
+        let before = try await films.records().sorted { $0.id < $1.id }
+        try await films.pack()
+        #expect(try await output("--git-dir", films.path, "for-each-ref", "refs/forkstore/archive").isEmpty)
+        let probe = try await git("--git-dir", films.path, "cat-file", "-e", old.id.hex)
+        #expect(probe.status != 0, "the old commit is still there")
+        try await expectFsckClean(films.path)
+        #expect(try await films.records().sorted { $0.id < $1.id } == before)
+        // Replay starts at the checkpoint.
+        #expect(try await films.replayHistory().commits == 3)
+        let reopened = try await RecordStore<Film>.open(at: films.path)
+        #expect(try await reopened.count() == before.count)
+    }
+
+    @Test func keepDaysPutsTheHorizonAtTheNewestCommitOlderThanThat() async throws {
+        let clock = TestClock()
+        let (folder, films) = try await makeFilms(clock.options, edits: 3)
+        _ = folder
+        clock.advance(3 * 86_400)
+        try await films.save(Film(id: "new", title: "New", year: 2026))
+        clock.advance(3600)
+        let horizon = try await films.history()[1]
+        let compaction = try #require(try await films.compactHistory(keeping: .keepDays(2)))
+        #expect(compaction.horizon == horizon.id)
+        #expect(try await films.history().count == 2)
+    }
+
+    @Test func forksAfterTheHorizonMoveOntoTheNewHistory() async throws {
+        let (folder, films) = try await makeFilms(edits: 4)
+        _ = folder
+        let early = try Fork("early"), late = try Fork("late")
+        try await films.createFork(early)
+        try await films.save(Film(id: "early", title: "Early", year: 1), to: early)
+        for index in 0..<3 { try await films.save(Film(id: "m\(index)", title: "Main", year: index)) }
+        try await films.createFork(late)
+        try await films.save(Film(id: "late", title: "Late", year: 2), to: late)
+        try await films.save(Film(id: "late2", title: "Later", year: 3), to: late)
+        try await films.save(Film(id: "m9", title: "Main again", year: 9))
+        let lateBefore = try await films.records(in: late).sorted { $0.id < $1.id }
+        let earlyHead = try await films.head(of: early)
+
+        let compaction = try #require(try await films.compactHistory(keeping: .keepCommits(2)))
+        #expect(compaction.movedForks == [late])
+        // `late` now builds on the checkpoint lineage, with the same records.
+        let lateHistory = try await films.history(of: late)
+        #expect(lateHistory.last?.id == compaction.checkpoint)
+        #expect(try await films.records(in: late).sorted { $0.id < $1.id } == lateBefore)
+        // `early` branched before the horizon: it stays on the old history, which its ref keeps.
+        #expect(try await films.head(of: early) == earlyHead)
+        // Merging both still works, and nothing is lost.
+        try await films.mergeIntoMain(from: late)
+        try await films.mergeIntoMain(from: early)
+        let ids = Set(try await films.records().map(\.id))
+        #expect(ids.isSuperset(of: ["early", "late", "late2", "m0", "m9"]))
+        try await expectFsckClean(films.path)
+    }
+
+    @Test func inASharedStoreOnlyAnOwnerCompactsAndSignsTheCheckpoint() async throws {
+        let folder = TemporaryFolder()
+        func key(_ name: String) async throws -> SigningKey {
+            let file = folder.child("key-\(name)")
+            let made = try await run("/usr/bin/ssh-keygen", ["-q", "-t", "ed25519", "-N", "", "-C", name, "-f", file])
+            #expect(made.status == 0, "\(made.stderr)")
+            return try SigningKey(contentsOfFile: file)
+        }
+        let owner = try await key("owner"), writer = try await key("writer")
+        var ownerOptions = StoreOptions()
+        ownerOptions.signingKey = owner
+        let films = try await RecordStore<Film>.create(at: folder.child("films"), options: ownerOptions)
+        try await films.setParticipants([
+            Participant(key: owner.publicKey, access: .owner, name: "owner"),
+            Participant(key: writer.publicKey, access: .write, name: "writer"),
+        ])
+        for index in 0..<5 { try await films.save(Film(id: "f\(index)", title: "T", year: index)) }
+
+        var writerOptions = StoreOptions()
+        writerOptions.signingKey = writer
+        let asWriter = try await RecordStore<Film>.open(at: films.path, options: writerOptions)
+        let refused = await #expect(throws: StoreError.self) { try await asWriter.compactHistory(keeping: .keepCommits(2)) }
+        #expect(refused?.code == .compactionRefused)
+        let unsigned = try await RecordStore<Film>.open(at: films.path)
+        await #expect(throws: StoreError.self) { try await unsigned.compactHistory(keeping: .keepCommits(2)) }
+        // pack() under a policy leaves it to an owner rather than failing.
+        var writerPolicy = writerOptions
+        writerPolicy.history = .keepCommits(2)
+        try await RecordStore<Film>.open(at: films.path, options: writerPolicy).pack()
+        #expect(try await films.checkpoint() == nil)
+
+        let compaction = try #require(try await films.compactHistory(keeping: .keepCommits(2)))
+        for id in [compaction.checkpoint, compaction.newHead] {
+            let raw = try await output("--git-dir", films.path, "cat-file", "commit", id.hex)
+            #expect(raw.contains("gpgsig -----BEGIN SSH SIGNATURE-----"), "\(raw)")
+        }
+        #expect(try await films.participants().count == 2)
+        try await expectFsckClean(films.path)
+    }
+}
