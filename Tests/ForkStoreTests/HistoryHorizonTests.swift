@@ -46,6 +46,7 @@ struct HistoryHorizonTests {
     @Test func aDroppedArchiveIsFreedByPack() async throws {
         var options = StoreOptions()
         options.history = .keepCommits(2, archive: .drop)
+        options.pruneGracePeriod = 0
         let (folder, films) = try await makeFilms(options, edits: 30)
         _ = folder
         let old = try await films.history()[10]

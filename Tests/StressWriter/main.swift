@@ -11,6 +11,10 @@
 //   forkstore-stress-writer pack STORE
 //     Prints "done start", packs the store (loose objects, then a roll-up of its packs, waiting
 //     for any other packer), and prints "done packed".
+//   forkstore-stress-writer compact STORE PREFIX COUNT KEEP keep|drop
+//     Saves records PREFIX-0 ... one per commit, printing "done ITEM" after each; after every
+//     third, compacts main's history to its last KEEP commits (printing "done compacted"), and
+//     with drop, drops the archive and packs (freeing the old history; "done freed").
 //   forkstore-stress-writer index STORE
 //     Prints "done start", brings the store's query index to main's head (IndexedItem
 //     records), and prints "done indexed".
@@ -159,6 +163,23 @@ do {
         guard (5...6).contains(arguments.count), let pause = Int(arguments[4]) else { fail("usage") }
         try await runAssetFetch(
             store: arguments[2], url: arguments[3], pause: .milliseconds(pause), assetsURL: arguments.count == 6 ? arguments[5] : nil)
+    case "compact":
+        guard arguments.count == 7, let count = Int(arguments[4]), let keep = Int(arguments[5]) else { fail("usage") }
+        let drops = arguments[6] == "drop"
+        var options = StoreOptions()
+        options.pruneGracePeriod = 0
+        let store = try RecordStore<Item>.open(at: arguments[2], options: options)
+        for index in 0..<count {
+            let id = "\(arguments[3])-\(index)"
+            try store.save(Item(id: id, text: "between compactions"))
+            acknowledge(id)
+            guard index % 3 == 2 else { continue }
+            if try store.compactHistory(keeping: .keepCommits(keep, archive: drops ? .drop : .keep)) != nil { acknowledge("compacted") }
+            if drops {
+                _ = try store.pack()
+                acknowledge("freed")
+            }
+        }
     case "pack":
         guard arguments.count == 3 else { fail("usage") }
         let store = try RecordStore<Item>.open(at: arguments[2])

@@ -313,9 +313,10 @@ extension StoreEngine {
     func freeUnreachableObjects() throws {
         try write { session in
             try packingLock.withLock {
-                let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable() }
+                let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable(gracePeriod: options.pruneGracePeriod) }
                 options.logger.debug("kept \(pruning.kept) reachable objects; removed \(pruning.removedPacks) packs and \(pruning.removedLoose) loose objects")
-                try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker)
+                // Young files may still hold old history: the next pack looks again.
+                if pruning.young == 0 { try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker) }
             }
         }
     }

@@ -75,6 +75,11 @@ public struct StoreOptions: Sendable {
     /// an owner.
     public var history: HistoryPolicy = .keepEverything
 
+    /// How old a pack or loose object must be before freeing dropped history may remove it:
+    /// another process may have written objects it has not referenced yet. Benchmarks and
+    /// tests that free history at once set it to 0.
+    package var pruneGracePeriod: TimeInterval = 600
+
     /// Options with the defaults: no fsync, `ForkStore <forkstore@localhost>`, 16 write attempts.
     public init(
         fsync: Bool = false,

@@ -9,17 +9,27 @@ extension Repository {
         /// Packs and loose objects removed (their reachable objects are in the new pack).
         package var removedPacks: Int
         package var removedLoose: Int
+        /// Packs and loose objects left for being younger than the grace period.
+        package var young: Int
     }
 
     /// Writes every object a reference reaches into one new pack, reads it back whole, then
     /// removes the packs and loose objects that were there before: what `git gc --prune=now`
     /// does, for when a dropped archive left old history unreachable. Only files that existed
     /// before the walk started are removed, and only once the new pack is verified; the caller
-    /// holds the writer lock, so no reference moves meanwhile. libgit2's packbuilder holds
-    /// every object it packs in memory.
-    package func repackReachable() throws(GitError) -> Pruning {
-        let oldPacks = packs()
-        let oldLoose = looseObjects()
+    /// holds the writer lock, so no reference moves meanwhile. Files younger than
+    /// `gracePeriod` stay, as `git gc` keeps recent loose objects: another process may have
+    /// written objects it has not yet referenced (a write before it takes the lock, a fetch).
+    /// libgit2's packbuilder holds every object it packs in memory.
+    package func repackReachable(gracePeriod: TimeInterval) throws(GitError) -> Pruning {
+        let cutoff = Date().addingTimeInterval(-gracePeriod)
+        func old(_ path: String) -> Bool {
+            let modified = (try? FileManager.default.attributesOfItem(atPath: path)[.modificationDate]) as? Date
+            return modified.map { $0 < cutoff } ?? false
+        }
+        let allPacks = packs(), allLoose = looseObjects()
+        let oldPacks = allPacks.filter { old($0.base + ".pack") && old($0.base + ".idx") }
+        let oldLoose = allLoose.filter { old($0.path) }
         var builder: OpaquePointer?
         try check("git_packbuilder_new") { git_packbuilder_new(&builder, pointer) }
         defer { git_packbuilder_free(builder) }
@@ -49,7 +59,8 @@ extension Repository {
                 throw PackError(.damaged, "the new pack holds \(index.count) objects, not \(count); nothing was removed")
             }
         }
-        var pruning = Pruning(kept: count, removedPacks: 0, removedLoose: 0)
+        var pruning = Pruning(
+            kept: count, removedPacks: 0, removedLoose: 0, young: allPacks.count - oldPacks.count + allLoose.count - oldLoose.count)
         for pack in oldPacks where (pack.base as NSString).lastPathComponent != "pack-" + name {
             // The index first: without it, no reader uses the pack.
             for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
