@@ -125,6 +125,13 @@ let package = Package(
             ],
             path: "Benchmarks/AssetTable"
         ),
+        // The history horizon benchmark: disk before and after compaction beside a store that
+        // holds the records once and `git gc`, and the time and extra disk compaction takes.
+        .executableTarget(
+            name: "forkstore-history-benchmarks",
+            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreTestSupport"],
+            path: "Benchmarks/HistoryTable"
+        ),
         // A writer process for the multi-process and crash tests, and the replicas of the swarm.
         .executableTarget(
             name: "forkstore-stress-writer",
