@@ -252,6 +252,34 @@ def records_cases():
     })
 
 
+def checkpoint_case():
+    """A store whose main was compacted (FORMAT.md 16): a root checkpoint naming a horizon this
+    replica never had, then a commit on it; forks whose Checkpoint-Of breaks its one form."""
+    horizon = "4f2a" * 10
+    a, b = note("a", "A"), note("b", "B")
+    before = {record_path("a"): envelope("a", a)}
+    after = dict(before, **{record_path("b"): envelope("b", b)})
+    checkpoint = ("Checkpoint of %s\n\nModel-Version: 1\nFormat-Version: 1\nLamport: 7\nClock: 1763899990001-0\n"
+                  "Replica: 9f86d081884c7d65\nRecord-Count: 1\nCheckpoint-Of: %s\n" % (horizon, horizon))
+    stream = Stream()
+    stream.commit("main", checkpoint, before)
+    stream.commit("main", "Save b\n\n" + stamp(record_count=2, lamport=8), after)
+    stream.commit("twice", checkpoint + "Checkpoint-Of: %s\n" % horizon, before)
+    stream.commit("uppercase", checkpoint.replace("Checkpoint-Of: " + horizon, "Checkpoint-Of: " + horizon.upper()), before)
+    stream.commit("short", checkpoint.replace("Checkpoint-Of: " + horizon, "Checkpoint-Of: " + horizon[:10]), before)
+    stream.commit("with-parent", checkpoint, before, parent_branch="main")
+    write_case("records-checkpoint", manifest("records"), stream, {
+        "resource": "records",
+        "forks": {
+            "main": {"records": listing([a, b]), "count": 2, "problems": []},
+            "twice": {"refused": "malformed-commit"},
+            "uppercase": {"refused": "malformed-commit"},
+            "short": {"refused": "malformed-commit"},
+            "with-parent": {"refused": "malformed-commit"},
+        },
+    })
+
+
 def asset(content, media_type=None, name=None, **more):
     """An asset reference (FORMAT.md 13.1) to the bytes `content`."""
     reference = {"$asset": "sha256:" + hashlib.sha256(content).hexdigest(), "size": len(content)}
@@ -439,6 +467,7 @@ def tables():
 if __name__ == "__main__":
     shutil.rmtree(os.path.join(HERE, "stores"), ignore_errors=True)
     records_cases()
+    checkpoint_case()
     assets_case()
     value_cases()
     manifest_cases()
