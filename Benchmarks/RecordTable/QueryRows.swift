@@ -66,7 +66,8 @@ func queryRow(_ size: Int, root: String, repeats: Int, forknotes: String) throws
         let notes = "\(root)/notes\(size)"
         if FileManager.default.fileExists(atPath: notes) {
             _ = try measure(forknotes, ["list", "--store", notes, "--limit", "1"])  // builds the index
-            listJSON = try measure(forknotes, ["list", "--store", notes, "--json"])
+            let listed = try measure(forknotes, ["list", "--store", notes, "--json"])
+            listJSON = (listed.seconds, listed.peakMB)
             listLimit = try median(3) { _ in _ = try measure(forknotes, ["list", "--store", notes, "--tag", "a", "--sort", "due", "--limit", "20"]) }
         }
     }

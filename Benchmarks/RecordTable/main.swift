@@ -1,6 +1,7 @@
 // Record collection benchmarks, printed as a table:
 //
 //   forkstore-record-benchmarks [--sizes 1000,10000,100000] [--repeats 30] [--queries-only]
+//                               [--listing-only] [--listing-rounds 5]
 //
 // For each N: open, one-record update committed, one-record read, a batch of 100 updates, a
 // 10-versus-10 merge, count, reading all records, peak memory, bytes on disk per record and
@@ -10,7 +11,8 @@
 // also times a one-record edit through the forknotes binary when that binary sits beside this
 // one. A second table imports N records (batches of 1,000) in a child process, beside
 // `git fast-import` of the same records tree (checked equal): time, peak memory, bytes and
-// files.
+// files. A last table lists N notes with `forknotes list --json` beside `git cat-file --batch`
+// reading the same blobs: wall time, CPU time and peak memory, medians of alternating rounds.
 import BenchmarkSupport
 import ForkStore
 import ForkStoreGit
@@ -89,10 +91,11 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[1] == "--import-child
     exit(0)
 }
 
-/// Runs a program to its end; returns its wall time in seconds and its peak memory in MB, read
-/// from `/proc/<pid>/status` while it runs (the resource usage `wait4` reports would count the
-/// memory of this process, from before the child's `exec`).
-func measure(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (seconds: Double, peakMB: Double) {
+/// Runs a program to its end; returns its wall time in seconds, its CPU time (user and system,
+/// from `wait4`) and its peak memory in MB, read from `/proc/<pid>/status` while it runs (the
+/// peak `wait4` reports would count the memory of this process, from before the child's
+/// `exec`).
+func measure(_ executable: String, _ arguments: [String], input: String? = nil) throws -> (seconds: Double, peakMB: Double, cpuSeconds: Double) {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -105,7 +108,8 @@ func measure(_ executable: String, _ arguments: [String], input: String? = nil) 
     guard posix_spawn(&child, executable, &actions, nil, argv, environ) == 0 else { throw POSIXError(.ENOENT) }
     var status: Int32 = 0
     var peakKB = 0
-    while waitpid(child, &status, WNOHANG) == 0 {
+    var usage = rusage()
+    while wait4(child, &status, WNOHANG, &usage) == 0 {
         let text = (try? String(contentsOfFile: "/proc/\(child)/status", encoding: .utf8)) ?? ""
         if let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kilobytes = Int(line.split(separator: " ").dropFirst().first ?? "")
@@ -115,7 +119,11 @@ func measure(_ executable: String, _ arguments: [String], input: String? = nil) 
         usleep(2_000)
     }
     let elapsed = ContinuousClock.now - start
-    return (Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, Double(peakKB) / 1024)
+    func seconds(_ time: timeval) -> Double { Double(time.tv_sec) + Double(time.tv_usec) / 1e6 }
+    return (
+        Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18, Double(peakKB) / 1024,
+        seconds(usage.ru_utime) + seconds(usage.ru_stime)
+    )
 }
 
 /// One row of the import table: this package's import against git fast-import of the same tree.
@@ -166,8 +174,14 @@ func importRow(_ size: Int, root: String) throws -> [String] {
 }
 
 let (sizes, repeats) = arguments()
+/// `--listing-rounds N`: how many alternating rounds the listing table takes its medians of.
+let listingRounds = CommandLine.arguments.firstIndex(of: "--listing-rounds").flatMap { position in
+    CommandLine.arguments.dropFirst(position + 1).first.flatMap { Int($0) }
+}.map { max(1, $0) } ?? 5
 /// `--queries-only`: print only the query table (no forknotes figures).
 let queriesOnly = CommandLine.arguments.contains("--queries-only")
+/// `--listing-only`: print only the listing table.
+let listingOnly = CommandLine.arguments.contains("--listing-only")
 let root = FileManager.default.temporaryDirectory.appendingPathComponent("forkstore-bench-\(UUID().uuidString.prefix(6))").path
 defer { try? FileManager.default.removeItem(atPath: root) }
 let forknotes = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("forknotes").path
@@ -176,7 +190,7 @@ var rows: [[String]] = []
 var rollUpRows: [[String]] = []
 var commitAtFirstSize: Double?
 var forknotesEditAtFirstSize: Double?
-for size in sizes where !queriesOnly {
+for size in sizes where !queriesOnly && !listingOnly {
     let path = "\(root)/n\(size)"
     let store = try RecordStore<Item>.create(at: path)
     for start in stride(from: 0, to: size, by: 10_000) {
@@ -302,24 +316,30 @@ func printTable(_ header: [String], _ rows: [[String]]) {
     for row in rows { print(line(row)) }
 }
 
-printTable([
-    "N", "open ms", "commit ms", "raw ms", "vs raw", "vs first N", "read ms", "batch100 ms", "merge10v10 ms",
-    "merge/commit", "count ms", "read all ms", "records", "peak MB", "bytes/record", "files", "in-memory commit ms",
-    "forknotes edit ms", "edit vs first N",
-], rows)
-print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N); in-memory commit: the physical limit, \(repeats) commits into memory written as one pack with the reference moved once, per commit")
+if !listingOnly {
+    printTable([
+        "N", "open ms", "commit ms", "raw ms", "vs raw", "vs first N", "read ms", "batch100 ms", "merge10v10 ms",
+        "merge/commit", "count ms", "read all ms", "records", "peak MB", "bytes/record", "files", "in-memory commit ms",
+        "forknotes edit ms", "edit vs first N",
+    ], rows)
+    print("medians of \(repeats) runs (batch: \(max(3, repeats / 5)), merge: 5, read all: 3); peak MB: the process's peak resident memory after the store's own operations at that N (cumulative over smaller N); in-memory commit: the physical limit, \(repeats) commits into memory written as one pack with the reference moved once, per commit")
+    print()
+    printTable(["N", "pack() ms", "read-back ms", "read-back share"], rollUpRows)
+    print("pack(): rolling the load's packs (batches of 10,000 records) into one, its new pack read back whole before the old ones go; read-back: that check alone, run again on the pack it made (every entry inflated, every delta applied, every object hashed)")
+    print()
+    printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
+               try (queriesOnly ? [] : sizes).map { try importRow($0, root: root) })
+    print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 8 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")
+    print()
+    printTable(["N", "read all ms", "index build ms", "build/read all", "first query ms", "tag+due+limit20 ms", "count ms",
+                "update after commit ms", "update after merge10v10 ms", "list --json s", "list --json MB", "list --limit 20 ms"],
+               try sizes.map { try queryRow($0, root: root, repeats: repeats, forknotes: forknotes) })
+    print("queries: ForkStoreQueries over a record collection with an indexed title, due date and tag set; first query: open a new store object over the built index and run tag = X, sorted by due, limit 20; update: bringing the index to the head after a one-record commit / a 10-versus-10 merge; forknotes: the release binary over the store the first table made (list --limit 20 includes process start)")
+}
 print()
-printTable(["N", "pack() ms", "read-back ms", "read-back share"], rollUpRows)
-print("pack(): rolling the load's packs (batches of 10,000 records) into one, its new pack read back whole before the old ones go; read-back: that check alone, run again on the pack it made (every entry inflated, every delta applied, every object hashed)")
-print()
-printTable(["N", "import s", "fast-import s", "vs fast-import", "import peak MB", "fast-import peak MB", "import MB", "fast-import MB", "size ratio", "import files", "fast-import files", "same tree"],
-           try (queriesOnly ? [] : sizes).map { try importRow($0, root: root) })
-print("import: RecordStore.importRecords in a child process, batches of 1,000 records, 8 batches per pack; fast-import: git fast-import of a stream with the same commits and blobs")
-print()
-printTable(["N", "read all ms", "index build ms", "build/read all", "first query ms", "tag+due+limit20 ms", "count ms",
-            "update after commit ms", "update after merge10v10 ms", "list --json s", "list --json MB", "list --limit 20 ms"],
-           try sizes.map { try queryRow($0, root: root, repeats: repeats, forknotes: forknotes) })
-print("queries: ForkStoreQueries over a record collection with an indexed title, due date and tag set; first query: open a new store object over the built index and run tag = X, sorted by due, limit 20; update: bringing the index to the head after a one-record commit / a 10-versus-10 merge; forknotes: the release binary over the store the first table made (list --limit 20 includes process start)")
+printTable(["N", "list --json s", "cat-file s", "vs cat-file", "list CPU s", "cat-file CPU s", "list peak MB", "cat-file peak MB", "same blobs"],
+           try (queriesOnly ? [] : sizes).map { try listingRow($0, root: root, rounds: listingRounds, forknotes: forknotes) })
+print("listing: forknotes list --json of N notes (a title, a 100-character body, one tag) beside git cat-file --batch reading the same N blobs, both writing to /dev/null; medians of \(listingRounds) alternating rounds (--listing-rounds); same blobs: the blobs cat-file read are the ones the notes' tree holds, as many as list printed")
 
 extension Duration {
     var milliseconds: Double {
