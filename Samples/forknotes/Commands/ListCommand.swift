@@ -54,7 +54,7 @@ struct ListCommand: ParsableCommand {
         try store.forEachRecord(matching: query, in: fork) { note in
             listed += 1
             if let output {
-                try output.write(NoteJSON(note, isLocal: store.isLocal))
+                output.write(NoteJSON(note, isLocal: store.isLocal))
             } else {
                 print(note.line + note.attachmentsLine { store.isLocal($0) })
             }
@@ -74,25 +74,16 @@ struct ListCommand: ParsableCommand {
     }
 }
 
-/// Prints a JSON array one element at a time, so a long listing is never held in memory:
-/// each element indented as the array's pretty-printed form would be, written to standard
-/// output in blocks of about 64 KB.
+/// Prints a JSON array of notes one element at a time, so a long listing is never held in
+/// memory: each element indented as the array's pretty-printed form would be, written to
+/// standard output in blocks of about 64 KB.
 final class JSONArrayWriter {
     private var count = 0
-    private let encoder = NoteJSON.encoder
     private var pending: [UInt8] = []
 
-    func write(_ element: some Encodable) throws {
-        let encoded = try encoder.encode(element)
-        var indented: [UInt8] = Array((count == 0 ? "[\n  " : ",\n  ").utf8)
-        indented.reserveCapacity(encoded.count + 64)
-        encoded.withUnsafeBytes { bytes in
-            for byte in bytes {
-                indented.append(byte)
-                if byte == UInt8(ascii: "\n") { indented.append(contentsOf: [0x20, 0x20]) }
-            }
-        }
-        pending.append(contentsOf: indented)
+    func write(_ note: NoteJSON) {
+        pending.append(contentsOf: (count == 0 ? "[\n  " : ",\n  ").utf8)
+        note.write(into: &pending, indent: 2)
         count += 1
         if pending.count >= 1 << 16 { flush() }
     }
