@@ -103,6 +103,14 @@ package enum CanonicalJSON {
         if utf8.count <= 309, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
             return literal == "-0" ? "0" : literal
         }
+        // So are decimals like 817370715.8577762 (a date): no exponent, a whole part that is
+        // not 0 and at most 21 digits, a fraction not ending in 0.
+        if let point = utf8.firstIndex(of: UInt8(ascii: ".")), point != utf8.startIndex, utf8.first != UInt8(ascii: "0"),
+            utf8.distance(from: utf8.startIndex, to: point) <= 21, utf8.last != UInt8(ascii: "0"), utf8.last != UInt8(ascii: "."),
+            !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") })
+        {
+            return literal
+        }
         let exponentStart = utf8.firstIndex { $0 | 0x20 == UInt8(ascii: "e") }
         let mantissa = utf8[..<(exponentStart ?? utf8.endIndex)]
         let point = mantissa.firstIndex(of: UInt8(ascii: "."))

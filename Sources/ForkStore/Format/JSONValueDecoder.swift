@@ -13,10 +13,24 @@ package struct JSONValueDecoder {
 }
 
 /// One value being decoded, at its coding path; also its own single-value container.
+///
+/// The path is kept as the container's path and the value's own key, joined only when asked
+/// for (errors, nested containers): a record's members are decoded without an array made for
+/// each.
 private struct JSONValueDecoding: Decoder, SingleValueDecodingContainer {
     let value: JSONValue
-    let codingPath: [any CodingKey]
+    private let parentPath: [any CodingKey]
+    private let key: (any CodingKey)?
+    var codingPath: [any CodingKey] { key.map { parentPath + [$0] } ?? parentPath }
     var userInfo: [CodingUserInfoKey: Any] { [:] }
+
+    init(value: JSONValue, codingPath: [any CodingKey]) {
+        (self.value, parentPath, key) = (value, codingPath, nil)
+    }
+
+    init(value: JSONValue, in parentPath: [any CodingKey], at key: any CodingKey) {
+        (self.value, self.parentPath, self.key) = (value, parentPath, key)
+    }
 
     func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
         guard case .object(let members) = value else { throw mismatch([String: Any].self) }
@@ -160,16 +174,22 @@ private struct JSONObjectDecoding<Key: CodingKey>: KeyedDecodingContainerProtoco
         guard let value = member(key) else {
             throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "No value associated with key \(key.stringValue)."))
         }
-        return JSONValueDecoding(value: value, codingPath: codingPath + [key])
+        return JSONValueDecoding(value: value, in: codingPath, at: key)
     }
 
     func contains(_ key: Key) -> Bool { member(key) != nil }
     func decodeNil(forKey key: Key) throws -> Bool { try decoding(key).decodeNil() }
     func decode<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value { try decoding(key).decode(type) }
+    // The common kinds straight to their decoding, not through `init(from:)` and a
+    // single-value container (the same checks and errors, without the detour).
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try decoding(key).decode(type) }
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try decoding(key).decode(type) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try decoding(key).decode(type) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try decoding(key).decode(type) }
 
     func decodeIfPresent<Value: Decodable>(_ type: Value.Type, forKey key: Key) throws -> Value? {
         guard let value = member(key), value != .null else { return nil }
-        return try JSONValueDecoding(value: value, codingPath: codingPath + [key]).decode(type)
+        return try JSONValueDecoding(value: value, in: codingPath, at: key).decode(type)
     }
 
     func nestedContainer<Nested: CodingKey>(keyedBy type: Nested.Type, forKey key: Key) throws -> KeyedDecodingContainer<Nested> {
@@ -185,7 +205,7 @@ private struct JSONObjectDecoding<Key: CodingKey>: KeyedDecodingContainerProtoco
     }
 
     func superDecoder(forKey key: Key) throws -> any Decoder {
-        JSONValueDecoding(value: member(key) ?? .null, codingPath: codingPath + [key])
+        JSONValueDecoding(value: member(key) ?? .null, in: codingPath, at: key)
     }
 }
 
@@ -199,12 +219,12 @@ private struct JSONArrayDecoding: UnkeyedDecodingContainer {
     var isAtEnd: Bool { currentIndex >= elements.count }
 
     private mutating func next(_ type: Any.Type) throws -> JSONValueDecoding {
-        let path = codingPath + [JSONKey.index(currentIndex)]
         guard !isAtEnd else {
-            throw DecodingError.valueNotFound(type, .init(codingPath: path, debugDescription: "Unkeyed container is at end."))
+            throw DecodingError.valueNotFound(
+                type, .init(codingPath: codingPath + [JSONKey.index(currentIndex)], debugDescription: "Unkeyed container is at end."))
         }
         defer { currentIndex += 1 }
-        return JSONValueDecoding(value: elements[currentIndex], codingPath: path)
+        return JSONValueDecoding(value: elements[currentIndex], in: codingPath, at: JSONKey.index(currentIndex))
     }
 
     mutating func decodeNil() throws -> Bool {
@@ -217,6 +237,7 @@ private struct JSONArrayDecoding: UnkeyedDecodingContainer {
     }
 
     mutating func decode<Value: Decodable>(_ type: Value.Type) throws -> Value { try next(type).decode(type) }
+    mutating func decode(_ type: String.Type) throws -> String { try next(type).decode(type) }
 
     mutating func nestedContainer<Nested: CodingKey>(keyedBy type: Nested.Type) throws -> KeyedDecodingContainer<Nested> {
         try next(KeyedDecodingContainer<Nested>.self).container(keyedBy: type)
