@@ -101,12 +101,17 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         }
         var sql = "SELECT \(columns) FROM records WHERE " + conditions.joined(separator: " AND ")
         if paged {
+            // Without a limit every matching row is read: sorted in memory (a unary `+` keeps
+            // SQLite from ordering through an index), they are read in the table's own order,
+            // where following an index reads a page for almost every row (a 100,000-note listing
+            // took 0.3 s of CPU in the query alone, 0.1 s sorted).
+            let sortsInMemory = query.limit == nil && query.offset == 0
             var order: [String] = []
             for sort in query.sorts {
                 guard let position = fields.firstIndex(where: { $0.keyPath == sort.keyPath && !$0.isCollection }) else { return nil }
                 order.append("f\(position)" + (sort.descending ? " DESC" : ""))
             }
-            sql += " ORDER BY " + (order + ["id"]).joined(separator: ", ")
+            sql += " ORDER BY " + (order + ["id"]).map { sortsInMemory ? "+" + $0 : $0 }.joined(separator: ", ")
             if query.limit != nil || query.offset > 0 {
                 sql += " LIMIT ? OFFSET ?"
                 arguments += [(query.limit ?? -1).databaseValue, query.offset.databaseValue]
