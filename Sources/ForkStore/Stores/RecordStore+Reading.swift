@@ -70,10 +70,11 @@ extension RecordStore {
     /// `inStorageOrder`, in the order their blobs lie in the object database, which reads each
     /// pack front to back instead of jumping about it (a tree lists records by hash).
     ///
-    /// Entries go in batches: each batch's blobs are read under the store's lock (writers are
-    /// not held up by a long listing) while the batch before is decoded, the larger part of the
-    /// work, on every core outside it. Both run in one `concurrentPerform`, whose caller takes
-    /// part, so a listing never waits for a thread of a pool other work may hold.
+    /// Entries go in batches, each cut into parts: a part's blobs are read under the store's
+    /// lock (writers are not held up by a long listing) and decoded, the larger part of the
+    /// work, outside it. A batch's parts start on pool threads while the caller hands the
+    /// batch before to `body`, and the caller then takes up the parts no thread has started
+    /// (``WorkInParts``), so a listing never waits for a thread of a pool other work may hold.
     func decodeEntries(
         _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
@@ -86,31 +87,28 @@ extension RecordStore {
         }
         guard let first = batches.first else { return }
         let layout = layout, engine = engine
-        @Sendable func read(_ batch: [(path: String, id: ObjectID)]) throws -> [Result<[UInt8], StoreError>] {
-            try engine.read { session in
-                batch.map { entry in Result { () throws(StoreError) in try session.readBlob(entry.id, path: entry.path) } }
+        // Read once: on Linux each read opens the cgroup's files.
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        typealias Part = Result<[Result<Record, RecordProblem>], any Error>
+        func start(_ batch: [(path: String, id: ObjectID)]) -> WorkInParts<Part> {
+            let parts = max(1, min(batch.count / 32, cores * 4))
+            return WorkInParts(parts: parts, helpers: cores) { part in
+                let range = batch.count * part / parts..<batch.count * (part + 1) / parts
+                return Result {
+                    let blobs = try engine.read { session in
+                        range.map { index in Result { () throws(StoreError) in try session.readBlob(batch[index].id, path: batch[index].path) } }
+                    }
+                    return zip(range, blobs).map { index, blob in layout.listed(blob, path: batch[index].path, origin: origin) }
+                }
             }
         }
-        var blobs = try read(first)
+        var current = start(first)
+        defer { current.abandon() }
         for (number, batch) in batches.enumerated() {
             try StoreThread.checkCancellation()
-            let following = number + 1 < batches.count ? batches[number + 1] : nil
-            let slices = max(1, min(batch.count, ProcessInfo.processInfo.activeProcessorCount * 2))
-            let decoded = Mutex([[Result<Record, RecordProblem>]](repeating: [], count: slices))
-            let nextBlobs = Mutex<Result<[Result<[UInt8], StoreError>], any Error>?>(nil)
-            let current = blobs
-            DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
-                guard slice < slices else {
-                    if let following { nextBlobs.withLock { $0 = Result { try read(following) } } }
-                    return
-                }
-                let part = (batch.count * slice / slices..<batch.count * (slice + 1) / slices).map { index in
-                    layout.listed(current[index], path: batch[index].path, origin: origin)
-                }
-                decoded.withLock { $0[slice] = part }
-            }
-            for (entry, result) in zip(batch, decoded.withLock { $0.flatMap { $0 } }) { try body(entry, result) }
-            if let next = nextBlobs.withLock({ $0 }) { blobs = try next.get() }
+            let decoded = try current.results().flatMap { try $0.get() }
+            if number + 1 < batches.count { current = start(batches[number + 1]) }
+            for (entry, result) in zip(batch, decoded) { try body(entry, result) }
         }
     }
 
