@@ -3,7 +3,9 @@
 # one new record between two replicas through a remote over a path, git daemon, smart HTTP
 # (lighttpd) over http and https, and ssh (sshd), beside raw libgit2 push/fetch and the git
 # command line. Default: --sizes 100,10000,100000 --rounds 21 --transports path,git,http,https,ssh.
-# CI runs: --sizes 100,10000 --rounds 9 --transports path,git.
+# Then the first-sync table: a new replica's first sync beside `git clone --bare` (time, peak
+# memory) for N records, N commits of small data, and the same behind a checkpoint
+# (--tables rounds,first; --repeats 3). CI runs: --sizes 100,10000 --rounds 9 --transports path,git.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh

@@ -1,6 +1,7 @@
 // Sync benchmarks, printed as a table:
 //
 //   forkstore-sync-benchmarks [--sizes 100,10000,100000] [--rounds 21] [--transports path,git,http,https,ssh]
+//                             [--tables rounds,first] [--repeats 3]
 //
 // For each store size and transport: two replicas of a record collection sync through one
 // bare remote (a folder, `git daemon`, `git http-backend` behind lighttpd over http or https, or sshd, all on
@@ -10,7 +11,7 @@
 // line (`git push` / `git fetch`, process start included). Also the first sync of the whole
 // store to an empty remote and the first sync of a new replica from it, beside `git push` of
 // the same repository and `git clone` of the remote. Servers that are not installed are
-// skipped, and say so.
+// skipped, and say so. Then the first-sync table (FirstSyncTable.swift), over a path and git://.
 import BenchmarkSupport
 import ForkStore
 import ForkStoreExchange
@@ -21,6 +22,8 @@ import Synchronization
 
 struct Settings {
     var sizes = [100, 10_000, 100_000], rounds = 21, transports = ["path", "git", "http", "https", "ssh"]
+    /// `rounds` (the sync table) and `first` (the first-sync table).
+    var tables = ["rounds", "first"], repeats = 3
 
     static func parse() -> Settings {
         var settings = Settings()
@@ -30,6 +33,8 @@ struct Settings {
             case "--sizes": settings.sizes = arguments.next()?.split(separator: ",").compactMap { Int($0) } ?? settings.sizes
             case "--rounds": settings.rounds = max(3, arguments.next().flatMap { Int($0) } ?? settings.rounds)
             case "--transports": settings.transports = arguments.next()?.split(separator: ",").map(String.init) ?? settings.transports
+            case "--tables": settings.tables = arguments.next()?.split(separator: ",").map(String.init) ?? settings.tables
+            case "--repeats": settings.repeats = max(1, arguments.next().flatMap { Int($0) } ?? settings.repeats)
             default: break
             }
         }
@@ -200,10 +205,20 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     return row
 }
 
+if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--first-sync-child", let count = Int(CommandLine.arguments[4]) {
+    do {
+        try await firstSyncChild(path: CommandLine.arguments[2], url: CommandLine.arguments[3], count: count)
+        exit(0)
+    } catch {
+        FileHandle.standardError.write(Data("\(error)\n".utf8))
+        exit(1)
+    }
+}
+
 let settings = Settings.parse()
 var rows: [Row] = []
 var skipped: [String] = []
-for size in settings.sizes {
+for size in settings.sizes where settings.tables.contains("rounds") {
     for transport in settings.transports {
         do {
             if let row = try await run(size: size, transport: transport, rounds: settings.rounds) {
@@ -218,17 +233,34 @@ for size in settings.sizes {
     }
 }
 
-print("| records | transport | push-sync ms | pull-sync ms | no-op sync ms | raw push ms | raw fetch ms | push-sync vs raw push+fetch | git push ms | git fetch ms | first sync s | first fetch s | git push (whole) s | git clone s |")
-print("|---------|-----------|--------------|--------------|---------------|-------------|--------------|-----------------------------|-------------|--------------|--------------|---------------|--------------------|-------------|")
-for row in rows {
-    let push = median(row.pushSync), raw = median(row.rawPush) + median(row.rawFetch)
-    let cells = [
-        "\(row.size)", row.transport, format(push), format(median(row.pullSync)), format(median(row.noopSync)),
-        format(median(row.rawPush)), format(median(row.rawFetch)), format(push / raw) + "x",
-        format(median(row.gitPush)), format(median(row.gitFetch)),
-        format(row.firstPush / 1e3), format(row.firstFetch / 1e3), format(row.gitFirstPush / 1e3), format(row.gitClone / 1e3),
-    ]
-    print("| " + cells.joined(separator: " | ") + " |")
+var firstRows: [FirstSyncRow] = []
+for size in settings.sizes where settings.tables.contains("first") {
+    for transport in settings.transports {
+        do {
+            firstRows += try await firstSyncRows(size: size, transport: transport, repeats: settings.repeats) ?? []
+        } catch {
+            print("the first sync at \(size) over \(transport) failed: \(error)")
+            exit(1)
+        }
+    }
 }
-print("medians of \(settings.rounds) rounds; one new one-record commit per round; raw: libgit2 push and fetch of the same kind of commit on handles kept open; git: the command line, process start included")
-if !skipped.isEmpty { print("skipped (server not installed): \(Set(skipped).sorted().joined(separator: ", "))") }
+
+if settings.tables.contains("rounds") { printSyncTable(rows, skipped: skipped, rounds: settings.rounds) }
+if settings.tables.contains("first") { printFirstSyncTable(firstRows, repeats: settings.repeats) }
+
+func printSyncTable(_ rows: [Row], skipped: [String], rounds: Int) {
+    print("| records | transport | push-sync ms | pull-sync ms | no-op sync ms | raw push ms | raw fetch ms | push-sync vs raw push+fetch | git push ms | git fetch ms | first sync s | first fetch s | git push (whole) s | git clone s |")
+    print("|---------|-----------|--------------|--------------|---------------|-------------|--------------|-----------------------------|-------------|--------------|--------------|---------------|--------------------|-------------|")
+    for row in rows {
+        let push = median(row.pushSync), raw = median(row.rawPush) + median(row.rawFetch)
+        let cells = [
+            "\(row.size)", row.transport, format(push), format(median(row.pullSync)), format(median(row.noopSync)),
+            format(median(row.rawPush)), format(median(row.rawFetch)), format(push / raw) + "x",
+            format(median(row.gitPush)), format(median(row.gitFetch)),
+            format(row.firstPush / 1e3), format(row.firstFetch / 1e3), format(row.gitFirstPush / 1e3), format(row.gitClone / 1e3),
+        ]
+        print("| " + cells.joined(separator: " | ") + " |")
+    }
+    print("medians of \(rounds) rounds; one new one-record commit per round; raw: libgit2 push and fetch of the same kind of commit on handles kept open; git: the command line, process start included")
+    if !skipped.isEmpty { print("skipped (server not installed): \(Set(skipped).sorted().joined(separator: ", "))") }
+}
