@@ -3,6 +3,9 @@ import ForkStoreGit
 /// The checks every commit that arrives from elsewhere passes before anything of it can reach
 /// `cloud` or `main`: its trailers, then its tree and the blobs it adds or changes (by the
 /// layout). Nothing that arrives is trusted, whoever wrote it.
+/// Hears how a fetch's check goes: commits checked so far, and of how many.
+package typealias IncomingCheckProgress = (_ checked: Int, _ total: Int) -> Void
+
 extension StoreEngine {
     /// Where a fetched head that failed validation is kept for inspection.
     static var quarantineReference: String { "refs/forkstore/quarantine" }
@@ -19,9 +22,12 @@ extension StoreEngine {
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
+    ///
+    /// `progress` hears how many of the commits had their trees and blobs checked, at most
+    /// ten times a second, and once when all were.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?,
-        trustedOwners: Set<ParticipantKey> = [], in session: StoreSession
+        trustedOwners: Set<ParticipantKey> = [], in session: StoreSession, progress: IncomingCheckProgress? = nil
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
@@ -31,21 +37,53 @@ extension StoreEngine {
         var inForce = ParticipantsInForce(
             main: main, participants: trusted, arriving: objects, trustedOwners: trustedOwners, session: session)
         if arriving.isEmpty { try inForce.checkGrowsFromMain(session.commit(head)) }
-        for id in arriving {
+        // Trees and blobs first, newest commit first: a fetched pack holds the newest version
+        // of a tree whole and older ones as deltas made from it, so each tree read here is one
+        // delta from a base just read. What fails is kept and reported in the commits' order below.
+        let memory = IncomingCheckMemory()
+        var layoutTrailers = [[Trailer]](repeating: [], count: arriving.count)
+        var layoutFailures: [Int: any Error] = [:]
+        // Each commit is read once per pass: a commit's parent is, mostly, the commit checked next.
+        var parentRead: Commit?
+        var reported = ContinuousClock.now
+        for index in arriving.indices.reversed() {
+            memory.nextCommit()
+            let checked = arriving.count - 1 - index
+            if let progress, checked > 0, ContinuousClock.now - reported > .milliseconds(100) {
+                progress(checked, arriving.count)
+                reported = ContinuousClock.now
+            }
+            do {
+                let id = arriving[index]
+                let commit = try parentRead.flatMap { $0.id.objectID == id ? $0 : nil } ?? session.commit(id)
+                let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
+                parentRead = parent
+                let checked = try layout.validate(commit, against: parent, limits: blobLimits, memory: memory, in: session)
+                objects.formUnion(checked.walked)
+                layoutTrailers[index] = checked.trailers
+            } catch {
+                layoutFailures[index] = error
+            }
+        }
+        var previous: Commit?
+        for (index, id) in arriving.enumerated() {
             let commit = try session.commit(id)
+            defer { previous = commit }
             do {
                 try session.checkStamps(of: commit)
+                if let failure = layoutFailures[index] { throw failure }
                 var parents: [Commit] = []
-                for parent in commit.parents { parents.append(try session.commit(parent.objectID)) }
-                let parent = parents.first
-                objects.formUnion(try layout.validate(commit, against: parent?.tree, limits: blobLimits, in: session))
+                for parent in commit.parents {
+                    parents.append(try previous.flatMap { $0.id == parent ? $0 : nil } ?? session.commit(parent.objectID))
+                }
                 try checkSharing(of: commit, parents: parents, inForce: &inForce, limit: options.maximumRecordSize, in: session)
                 try inForce.checkGrowsFromMain(commit)
-                try checkLayoutTrailers(of: commit, after: parent, in: session)
+                try checkLayoutTrailers(of: commit, expected: layoutTrailers[index])
             } catch let error as StoreError {
                 throw Self.rejection(error, in: commit)
             }
         }
+        if !arriving.isEmpty { progress?(arriving.count, arriving.count) }
         if !arriving.isEmpty, !trustedOwners.isEmpty, try inForce.participants(of: session.commit(head)) == nil {
             throw StoreError.rejectedCommit(
                 commit: CommitID(head), path: ParticipantsFile.path,
@@ -54,10 +92,10 @@ extension StoreEngine {
         return (arriving, objects)
     }
 
-    /// A trailer the layout keeps (a record count) must tell the truth when a commit has it;
-    /// commits of older writers may lack it.
-    private func checkLayoutTrailers(of commit: Commit, after parent: Commit?, in session: StoreSession) throws {
-        for expected in try layout.trailers(forTree: commit.tree, after: parent, in: session) {
+    /// A trailer the layout keeps (a record count, found by the layout's check of the tree)
+    /// must tell the truth when a commit has it; commits of older writers may lack it.
+    private func checkLayoutTrailers(of commit: Commit, expected trailers: [Trailer]) throws {
+        for expected in trailers {
             guard let stated = commit.trailer(expected.key), stated != expected.value else { continue }
             throw StoreError.rejectedCommit(
                 commit: commit.id, path: "", rule: "its \(expected.key) is \(stated), but its tree says \(expected.value)")

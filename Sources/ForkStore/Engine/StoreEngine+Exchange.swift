@@ -80,8 +80,10 @@ extension StoreEngine {
     /// writes the checked objects into the store, moves `cloud` to the head, then merges
     /// `cloud` into `main`. Returns how many commits were new to `main`, and the merge. With
     /// `trustedOwners`, the fetched history must have been shared by one of them (FORMAT.md §9.3).
+    /// `checkProgress` hears how the check of the fetched commits goes.
     package func integrate(
-        _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?, trustedOwners: Set<ParticipantKey> = []
+        _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?, trustedOwners: Set<ParticipantKey> = [],
+        checkProgress: IncomingCheckProgress? = nil
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
         let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
             let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
@@ -101,7 +103,8 @@ extension StoreEngine {
             let arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
                 arriving = try validateIncoming(
-                    incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, in: transfer)
+                    incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, in: transfer,
+                    progress: checkProgress)
             } catch let error as StoreError {
                 if error.code == .rejectedCommit {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")

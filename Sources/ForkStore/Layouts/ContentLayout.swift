@@ -28,15 +28,18 @@ protocol ContentLayout: Sendable {
     func replay(_ commit: Commit, in session: StoreSession) throws -> Int
 
     /// Checks a commit that arrived from elsewhere against the format: its tree holds only
-    /// what this layout writes, and every blob that differs from `parentTree`'s is a valid,
+    /// what this layout writes, and every blob that differs from `parent`'s is a valid,
     /// canonical, decodable value or record within `limits` (its size and its asset
     /// references' sizes). Returns the trees and blobs
     /// that differ from the parent's, which it walked: what the commit adds to a store that
-    /// holds the parent (some may be there already).
+    /// holds the parent (some may be there already); and the trailers the layout writes for
+    /// the tree. `memory` carries what the checks of earlier commits of the same fetch read.
     ///
     /// - Throws: ``StoreError/rejectedCommit(commit:path:rule:)`` naming the path and the rule,
     ///   or ``StoreError/unknownModelVersion(found:known:commit:)`` for data of a newer model.
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID]
+    func validate(
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+    ) throws -> CheckedTree
 }
 
 /// One side of a merge: a tree and where its data came from.

@@ -6,28 +6,56 @@ extension RecordLayout {
     /// files; each new or changed record is checked (see ``checkedBlob(_:path:in:limits:session:)``),
     /// decodes through the migration plan, and holds the id its path is made from, so no
     /// record can hide under another's path or appear twice. Returns the trees and blobs it
-    /// walked: what the commit adds.
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID] {
-        var walked: [ObjectID] = []
-        try validate(
-            tree: commit.tree, against: parentTree, depth: 0, path: "", commit: commit, limits: limits, session: session, walked: &walked)
-        return walked
+    /// walked (what the commit adds), and, when the commit states its record count, the count
+    /// of the tree: the parent's and the records the same walk found added and removed. (The
+    /// parent's stated count is checked in its turn, and `main`'s were checked before.)
+    func validate(
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+    ) throws -> CheckedTree {
+        var walk = IncomingWalk(commit: commit, limits: limits, memory: memory, session: session)
+        try validate(tree: commit.tree, against: parent?.tree, depth: 0, path: "", walk: &walk)
+        // Only a commit that states its count needs it (the parent's count may take a walk).
+        guard commit.trailer(TrailerKey.recordCount) != nil else { return CheckedTree(walked: walk.walked, trailers: []) }
+        let parentCount = try parent.map { (parent) throws(StoreError) in try self.count(of: parent, in: session) } ?? 0
+        let count = parentCount + walk.countChange
+        return CheckedTree(walked: walk.walked, trailers: [Trailer(key: TrailerKey.recordCount, value: String(count))])
     }
 
-    private func validate(
-        tree: ObjectID, against old: ObjectID?, depth: Int, path: String, commit: Commit, limits: BlobLimits, session: StoreSession,
-        walked: inout [ObjectID]
-    ) throws {
-        guard tree != old else { return }
-        walked.append(tree)
-        // Read raw and parsed here: tens of thousands of trees arrive with a large first fetch.
-        func entries(of tree: ObjectID) throws(StoreError) -> [TreeEntry] {
-            try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
-                try session.repository.treeEntriesBypassingCache(tree)
+    /// One commit's walk: what it reads with, and what it found so far.
+    private struct IncomingWalk {
+        let commit: Commit, limits: BlobLimits, memory: IncomingCheckMemory, session: StoreSession
+        var walked: [ObjectID] = []
+        /// Records added minus records removed.
+        var countChange = 0
+
+        /// A tree's entries, read raw and parsed here (tens of thousands of trees arrive with
+        /// a large first fetch), each once across the fetch's commits (``IncomingCheckMemory``).
+        func entries(of tree: ObjectID, path: String) throws(StoreError) -> [TreeEntry] {
+            try memory.entries(of: tree) { (tree) throws(StoreError) in
+                try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
+                    try session.repository.treeEntriesBypassingCache(tree)
+                }
             }
         }
-        let previous = try old.map(entries) ?? []
-        let entries = try entries(of: tree)
+
+        /// How many records an entry of the parent's tree held (an entry of a tree at `depth`:
+        /// a record file at depth 3, a folder above), for an entry the commit removes.
+        func records(in entry: TreeEntry, depth: Int, path: String) throws(StoreError) -> Int {
+            guard entry.kind == .tree else { return depth == 3 ? 1 : 0 }
+            var count = 0
+            for child in try entries(of: entry.id, path: path) {
+                count += try records(in: child, depth: depth + 1, path: path + "/" + child.name)
+            }
+            return count
+        }
+    }
+
+    private func validate(tree: ObjectID, against old: ObjectID?, depth: Int, path: String, walk: inout IncomingWalk) throws {
+        guard tree != old else { return }
+        walk.walked.append(tree)
+        let commit = walk.commit
+        let previous = try old.map { (old) throws(StoreError) in try walk.entries(of: old, path: path) } ?? []
+        let entries = try walk.entries(of: tree, path: path)
         func refuse(_ name: String, _ rule: String) -> StoreError {
             .rejectedCommit(commit: commit.id, path: path.isEmpty ? name : path + "/" + name, rule: rule)
         }
@@ -36,17 +64,29 @@ extension RecordLayout {
             throw refuse(later.name, "tree entries must be unique and in git's order")
         }
         // Both trees are in git's order (the parent's was checked when it arrived, or written
-        // here): find each entry's earlier version walking them side by side.
+        // here): find each entry's earlier version walking them side by side; the parent's
+        // entries passed over are the ones this tree removes.
         var cursor = 0
+        func removed(_ entry: TreeEntry) throws(StoreError) {
+            guard depth > 0 || entry.name == RecordPath.root else { return }
+            walk.countChange -= try walk.records(in: entry, depth: depth, path: path.isEmpty ? entry.name : path + "/" + entry.name)
+        }
         for entry in entries {
-            while cursor < previous.count, previous[cursor].precedesInTree(entry) { cursor += 1 }
-            let oldEntry = cursor < previous.count && previous[cursor].name == entry.name ? previous[cursor] : nil
+            while cursor < previous.count, previous[cursor].precedesInTree(entry) {
+                try removed(previous[cursor])
+                cursor += 1
+            }
+            var oldEntry: TreeEntry?
+            if cursor < previous.count, previous[cursor].name == entry.name {
+                oldEntry = previous[cursor]
+                cursor += 1
+            }
             guard entry.id != oldEntry?.id || entry.mode != oldEntry?.mode else { continue }
             let entryPath = path.isEmpty ? entry.name : path + "/" + entry.name
             switch depth {
             case 0:
                 if entry.name == ParticipantsFile.path {  // checked with the signatures
-                    walked.append(entry.id)
+                    walk.walked.append(entry.id)
                     continue
                 }
                 guard entry.name == RecordPath.root else {
@@ -56,26 +96,37 @@ extension RecordLayout {
                 guard entry.name.utf8.count == 2, entry.name.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
                 else { throw refuse(entry.name, "shard folders are named with two lowercase hexadecimal digits") }
             default:
-                try validateRecord(entry, path: entryPath, commit: commit, limits: limits, session: session)
-                walked.append(entry.id)
+                try validateRecord(entry, path: entryPath, walk: walk)
+                walk.walked.append(entry.id)
+                if oldEntry == nil { walk.countChange += 1 }
                 continue
             }
             guard entry.kind == .tree, entry.mode == 0o40000 else { throw refuse(entry.name, "this must be a folder") }
+            // A parent's entry of another kind at this name holds no records of this layout.
+            if let oldEntry, oldEntry.kind != .tree { try removed(oldEntry) }
             try validate(
-                tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath,
-                commit: commit, limits: limits, session: session, walked: &walked)
+                tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath, walk: &walk)
         }
+        for entry in previous[cursor...] { try removed(entry) }
     }
 
-    private func validateRecord(
-        _ entry: TreeEntry, path: String, commit: Commit, limits: BlobLimits, session: StoreSession
-    ) throws {
-        let bytes = try checkedBlob(entry, path: path, in: commit, limits: limits, session: session)
-        let envelope = try decode(bytes, path: path, origin: DataOrigin(commit))
-        guard RecordPath(id: envelope.id).description == path else {
-            throw StoreError.rejectedCommit(
-                commit: commit.id, path: path,
-                rule: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id)), not this one")
+    /// Checks one new or changed record file, unless the same blob was checked for the same
+    /// model version earlier in this fetch: then only its path is held to the id it holds.
+    private func validateRecord(_ entry: TreeEntry, path: String, walk: IncomingWalk) throws {
+        let commit = walk.commit
+        func checkPath(holding id: String) throws(StoreError) {
+            guard RecordPath(id: id).description == path else {
+                throw StoreError.rejectedCommit(
+                    commit: commit.id, path: path, rule: "it holds record '\(id)', whose path is \(RecordPath(id: id)), not this one")
+            }
         }
+        if entry.isPlainFile, let id = walk.memory.checkedRecord(entry.id, modelVersion: commit.modelVersion) {
+            try checkPath(holding: id)
+            return
+        }
+        let bytes = try checkedBlob(entry, path: path, in: commit, limits: walk.limits, session: walk.session)
+        let envelope = try decode(bytes, path: path, origin: DataOrigin(commit))
+        try checkPath(holding: envelope.id)
+        walk.memory.remember(record: envelope.id, in: entry.id, modelVersion: commit.modelVersion)
     }
 }

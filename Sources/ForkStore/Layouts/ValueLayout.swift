@@ -75,7 +75,13 @@ struct ValueLayout<Value: Resource>: ContentLayout {
             origin: DataOrigin(writtenByThisBuild: model, near: dominant.origin.commit))
     }
 
-    func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID] {
+    func validate(
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+    ) throws -> CheckedTree {
+        CheckedTree(walked: try validate(commit, against: parent?.tree, limits: limits, in: session), trailers: [])
+    }
+
+    private func validate(_ commit: Commit, against parentTree: ObjectID?, limits: BlobLimits, in session: StoreSession) throws -> [ObjectID] {
         guard commit.tree != parentTree else { return [] }
         var value: TreeEntry?
         var walked = [commit.tree]
