@@ -98,7 +98,9 @@ extension Exchange {
             }
             if let fetched {
                 let (newCommits, merge) = try step {
-                    try engine.integrate(fetched, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners))
+                    try engine.integrate(
+                        fetched, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners),
+                        checkProgress: { [weak self] checked, total in self?.publish(.checkProgress(CheckProgress(commits: checked, totalCommits: total))) })
                 }
                 report.fetchedCommits += newCommits
                 report.merge = merge

@@ -83,6 +83,9 @@ public enum ExchangeEvent: Sendable, Equatable {
     case state(ExchangeState)
     /// Objects and bytes moved so far by the current fetch or push.
     case progress(TransferProgress)
+    /// Fetched commits checked so far (FORMAT.md §8), before any of them reaches `cloud` or
+    /// `main`; comes after the fetch's ``progress(_:)`` and before ``finished(_:)``.
+    case checkProgress(CheckProgress)
     /// Bytes of an asset moved so far by an upload before a push, a download of the policy,
     /// or ``Exchange/fetchAsset(_:)``.
     case assetProgress(AssetTransferProgress)
@@ -111,4 +114,13 @@ public struct TransferProgress: Sendable, Equatable {
     public var totalObjects: Int
     /// Bytes moved so far.
     public var bytes: Int
+}
+
+/// How far the check of fetched commits has come: the commits whose trees and records were
+/// checked, of all the fetch brought.
+public struct CheckProgress: Sendable, Equatable {
+    /// Commits checked so far.
+    public var commits: Int
+    /// Commits the fetch brought that the store lacked.
+    public var totalCommits: Int
 }

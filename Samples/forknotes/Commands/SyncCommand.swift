@@ -39,6 +39,7 @@ struct SyncCommand: AsyncParsableCommand {
             for await event in events {
                 switch event {
                 case .progress(let transfer): progress.show(transfer)
+                case .checkProgress(let check): progress.show(check)
                 case .assetProgress(let transfer): progress.show(transfer)
                 default: break
                 }

@@ -14,6 +14,12 @@ final class ProgressLine: Sendable {
         FileHandle.standardError.write(Data("\r\(verb): \(progress.objects)\(total) objects, \(kilobytes) KB\u{1B}[K".utf8))
     }
 
+    /// The check of fetched commits, before any of them is taken in.
+    func show(_ progress: CheckProgress) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\rChecking: \(progress.commits)/\(progress.totalCommits) commits\u{1B}[K".utf8))
+    }
+
     /// An asset's transfer: its name or id, and how much of it has moved.
     func show(_ progress: AssetTransferProgress) {
         guard enabled else { return }
