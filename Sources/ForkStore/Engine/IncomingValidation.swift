@@ -1,11 +1,11 @@
 import ForkStoreGit
 
-/// The checks every commit that arrives from elsewhere passes before anything of it can reach
-/// `cloud` or `main`: its trailers, then its tree and the blobs it adds or changes (by the
-/// layout). Nothing that arrives is trusted, whoever wrote it.
 /// Hears how a fetch's check goes: commits checked so far, and of how many.
 package typealias IncomingCheckProgress = (_ checked: Int, _ total: Int) -> Void
 
+/// The checks every commit that arrives from elsewhere passes before anything of it can reach
+/// `cloud` or `main`: its trailers, then its tree and the blobs it adds or changes (by the
+/// layout). Nothing that arrives is trusted, whoever wrote it.
 extension StoreEngine {
     /// Where a fetched head that failed validation is kept for inspection.
     static var quarantineReference: String { "refs/forkstore/quarantine" }
