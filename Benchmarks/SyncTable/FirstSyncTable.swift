@@ -209,12 +209,13 @@ func makeFirstSyncRemotes(size: Int, folder: TemporaryFolder) async throws -> [(
     return remotes
 }
 
-/// The first-sync rows of one size over one transport: each remote synced by a new replica
-/// and cloned by `git clone --bare`, alternately, `repeats` times each.
+/// The first-sync rows of one size over one transport (a path or git://; nil for the others):
+/// each remote synced by a new replica and cloned by `git clone --bare`, alternately,
+/// `repeats` times each.
 func firstSyncRows(size: Int, transport: String, repeats: Int) async throws -> [FirstSyncRow]? {
+    guard transport == "path" || transport == "git" else { return nil }
     let folder = TemporaryFolder("forkstore-first-sync-bench")
     let remotes = try await makeFirstSyncRemotes(size: size, folder: folder)
-    guard transport == "path" || transport == "git" else { return nil }
     let daemon = transport == "git" ? try await GitDaemon(basePath: folder.path) : nil
     func url(_ name: String) -> String { daemon?.url(name) ?? folder.child(name) }
     let me = CommandLine.arguments[0]
