@@ -18,7 +18,7 @@ struct ForkNotes: AsyncParsableCommand {
         subcommands: [
             InitCommand.self, AddCommand.self, EditCommand.self, RemoveCommand.self, AttachCommand.self, DetachCommand.self,
             OpenCommand.self, ListCommand.self, CountCommand.self, ImportCommand.self,
-            ForkCommand.self, MergeCommand.self, LogCommand.self, SyncCommand.self, StatusCommand.self,
+            ForkCommand.self, MergeCommand.self, LogCommand.self, CompactCommand.self, SyncCommand.self, StatusCommand.self,
             ReplayCommand.self, SchemaCommand.self, DoctorCommand.self, ShareCommand.self,
             DemoCommand.self,
         ]

@@ -145,7 +145,7 @@ struct ForkNotesCLITests {
 
     @Test func helpShowsExamples() async throws {
         let cli = ForkNotes()
-        for command in ["init", "add", "edit", "rm", "attach", "detach", "open", "list", "import", "merge", "log", "sync", "status", "demo"] {
+        for command in ["init", "add", "edit", "rm", "attach", "detach", "open", "list", "import", "merge", "log", "compact", "sync", "status", "demo"] {
             let help = try await cli(command, "--help")
             #expect(help.status == 0)
             #expect(help.stdout.contains("Example"), "no example in \(command) --help")

@@ -20,6 +20,9 @@ struct StatusCommand: AsyncParsableCommand {
         var lastError: String?
         var lastSuccess: Date?
         var quarantine: String?
+        /// The horizon of main's history: the commit its root checkpoint stands in for, when
+        /// the history was compacted.
+        var horizon: String?
         /// Attachments still to move: uploads the next sync makes before it pushes, and
         /// fetches an interrupted process left half-way.
         var transfers: [Transfer]
@@ -36,6 +39,7 @@ struct StatusCommand: AsyncParsableCommand {
     func run() async throws {
         let store = try location.open()
         let settings = SyncSettings.load(for: location.path)
+        let checkpoint = try await store.checkpoint(of: .main)
         var ahead = 0, behind = 0
         if try await store.hasFork(.cloud) {
             (ahead, behind) = try await store.divergence(of: .main, from: .cloud)
@@ -50,6 +54,7 @@ struct StatusCommand: AsyncParsableCommand {
         let status = Status(
             remote: settings.remote, state: settings.lastState ?? "never synced", ahead: ahead, behind: behind,
             lastError: settings.lastError, lastSuccess: settings.lastSuccess, quarantine: settings.quarantine,
+            horizon: checkpoint?.checkpointOf?.hex,
             transfers: transfers.map {
                 Transfer(
                     direction: $0.direction == .upload ? "upload" : "download", asset: $0.asset.id.oid, name: $0.asset.fileName,
@@ -68,6 +73,12 @@ struct StatusCommand: AsyncParsableCommand {
         print("behind:       \(behind) commit(s) fetched but not merged")
         print("last success: \(status.lastSuccess.map { $0.formatted(.iso8601) } ?? "never")")
         if let error = status.lastError { print("last error:   \(error.escapedForTerminal)") }
+        if let checkpoint, let horizon = checkpoint.checkpointOf {
+            let date = checkpoint.date.formatted(.iso8601.year().month().day().time(includingFractionalSeconds: false))
+            print("horizon:      history from \(date) (checkpoint \(checkpoint.id.short) of \(horizon.short)); older commits compacted")
+        } else {
+            print("horizon:      none, every commit kept")
+        }
         if let kept = status.quarantine { print("quarantine:   \(kept.escapedForTerminal), removed by the next sync") }
         for transfer in transfers {
             let verb = transfer.direction == .upload ? "to upload:   " : "to download: "
