@@ -40,6 +40,7 @@ public struct HistoryPolicy: Sendable, Hashable, CustomStringConvertible {
     /// Whether the policy never compacts.
     public var keepsEverything: Bool { horizon == .everything }
 
+    /// The policy in words, such as `keep 10000 commits, archive dropped`.
     public var description: String {
         let archived = archive == .keep ? "" : ", archive dropped"
         switch horizon {
