@@ -10,7 +10,7 @@ func listingRow(_ size: Int, root: String, rounds: Int, forknotes: String) throw
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     let body = String(repeating: "body text ", count: 10)
     try (0..<size).map { #"{"id":"n\#($0)","title":"Note \#($0)","body":"\#(body)","tags":["t\#($0 % 10)"],"done":false}"# }
-        .joined(separator: "\n").appending("\n").write(toFile: lines, atomically: true, encoding: .utf8)
+        .joined(separator: "\n").write(toFile: lines, atomically: true, encoding: .utf8)
     try run(forknotes, ["init", "--store", notes])
     try run(forknotes, ["import", "--store", notes, "--batch-size", "10000", lines])
     try run(forknotes, ["list", "--store", notes, "--limit", "1"])  // builds the index

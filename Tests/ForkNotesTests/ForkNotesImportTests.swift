@@ -34,6 +34,20 @@ struct ForkNotesImportTests {
         #expect(notes.contains { $0["id"] as? String == "../../x" && $0["done"] as? Bool == true })
         #expect(try await cli.ok("edit", "--store", cli.store, "../../x", "--title", "still addressable").isEmpty)
     }
+
+    /// A last line without a newline is a line like the others (it crashed the line reader).
+    @Test func readsALastLineWithoutANewline() async throws {
+        let cli = ForkNotes()
+        try await cli.ok("init", "--store", cli.store)
+        let file = cli.folder.child("notes.jsonl")
+        let lines = (0..<3).map { #"{"id":"n\#($0)","title":"Note \#($0)","body":"","tags":[],"done":false}"# }
+        try lines.joined(separator: "\n").write(toFile: file, atomically: true, encoding: .utf8)
+
+        let result = try await cli("import", "--store", cli.store, file)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("Imported 3 note(s)"))
+        #expect(try await cli.notes().count == 3)
+    }
 }
 
 @Suite("forknotes keeps a store packed")

@@ -110,7 +110,8 @@ final class LineReader {
             if finished {
                 guard start < end, !passingOver else { return nil }
                 let line = buffer[start..<end]
-                start = end
+                // Nothing is left to scan: the next call must start its search at `end`.
+                (start, scanned) = (end, 0)
                 number += 1
                 return line.count > maximumLength ? try refuse(line) : try text(line)
             }
