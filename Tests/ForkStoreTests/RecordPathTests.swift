@@ -24,6 +24,17 @@ struct RecordPathTests {
         }
     }
 
+    /// The byte comparison a listing checks each record with agrees with the path built.
+    @Test func aPathIsRecognisedAsItsIDsAndNoOthers() {
+        let paths = Self.hostileIDs.map { RecordPath(id: $0).description }
+        for (id, path) in zip(Self.hostileIDs, paths) {
+            #expect(RecordPath.isPath(path, of: id), "\(id.debugDescription)")
+            #expect(!RecordPath.isPath(path + "x", of: id) && !RecordPath.isPath(String(path.dropFirst()), of: id))
+            #expect(!RecordPath.isPath(path.uppercased(), of: id), "\(id.debugDescription)")
+            #expect(paths.filter { RecordPath.isPath($0, of: id) }.count == 1, "\(id.debugDescription)")
+        }
+    }
+
     @Test func distinctIDsGetDistinctPathsEvenIgnoringCase() {
         var seen: [String: String] = [:]
         for id in Self.hostileIDs + (0..<2_000).map({ "id-\($0)" }) {

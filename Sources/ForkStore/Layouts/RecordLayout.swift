@@ -49,7 +49,7 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         } catch {
             return .failure(RecordProblem(path: path, claimedID: nil, error: error))
         }
-        guard RecordPath(id: envelope.id).description == path else {
+        guard RecordPath.isPath(path, of: envelope.id) else {
             let error = StoreError.undecodableValue(
                 commit: origin.commit.id, path: path,
                 reason: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id))")
