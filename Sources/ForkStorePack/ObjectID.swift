@@ -109,8 +109,14 @@ extension ObjectID {
     /// read from disk or a remote.
     package static func hash(of bytes: UnsafeRawBufferPointer, kind: ObjectKind) -> ObjectID {
         var hasher = Insecure.SHA1()
-        hasher.update(data: Array("\(kind.name) \(bytes.count)\0".utf8))
+        // The header and digest without interpolation or an array copy: a listing hashes
+        // every record's id to check its path.
+        var header = Array(kind.name.utf8)
+        header.append(UInt8(ascii: " "))
+        header += String(bytes.count).utf8
+        header.append(0)
+        hasher.update(data: header)
         hasher.update(bufferPointer: bytes)
-        return ObjectID(copying: Array(hasher.finalize())) ?? .zero  // a SHA-1 is always 20 bytes
+        return hasher.finalize().withUnsafeBytes { ObjectID(copying: $0) } ?? .zero  // a SHA-1 is always 20 bytes
     }
 }

@@ -35,7 +35,8 @@ package struct RecordPath: Hashable, Sendable, CustomStringConvertible {
     /// Whether `path` is the path of the record with `id`, compared as bytes: a listing checks
     /// every record it reads, and building the path's strings for it cost that listing about 6%.
     package static func isPath(_ path: String, of id: String) -> Bool {
-        let hash = ObjectID.blobHash(of: Array(id.utf8))
+        let hash = id.utf8.withContiguousStorageIfAvailable { ObjectID.hash(of: UnsafeRawBufferPointer($0), kind: .blob) }
+            ?? ObjectID.blobHash(of: Array(id.utf8))
         let digits = Array("0123456789abcdef".utf8)
         let (first, second) = (Int(hash.bytes.0), Int(hash.bytes.1))
         var expected: [UInt8] = []
