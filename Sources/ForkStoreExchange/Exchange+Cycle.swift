@@ -10,6 +10,17 @@ extension Exchange {
         }
         do {
             var report = try cycleHoldingTheSyncLock()
+            if let checkpoint = try compactIfDue() {
+                // The new lineage goes out at once, under a lease, with its archive.
+                let pushed = try cycleHoldingTheSyncLock()
+                report.checkpoint = checkpoint
+                report.pushedCommits += pushed.pushedCommits
+                report.pushAttempts += pushed.pushAttempts
+                report.fetchedCommits += pushed.fetchedCommits
+                report.conflicts += pushed.conflicts
+                report.uploadedAssets += pushed.uploadedAssets
+                if let merge = pushed.merge { report.merge = merge }
+            }
             downloadByPolicy(&report)
             downloadPinned(&report)
             let quarantine = quarantinedFetch()
@@ -33,6 +44,24 @@ extension Exchange {
             publish(.error(error))
             throw error
         }
+    }
+
+    /// Compacts the store's history as its policy asks when ``ExchangeOptions/compactionInterval``
+    /// has passed since this exchange last did; returns the new checkpoint, or nil. A shared
+    /// store's replica that is no owner leaves compaction to an owner.
+    private func compactIfDue() throws(ExchangeError) -> CommitID? {
+        guard let interval = options.compactionInterval else { return nil }
+        let now = Date()
+        if let last = state.withLock({ $0.lastCompaction }), now.timeIntervalSince(last) < interval.seconds { return nil }
+        let compaction: Compaction?
+        do {
+            compaction = try step { try store.compactHistory(keeping: nil) }
+        } catch where error.storeError?.code == .compactionRefused {
+            return nil
+        }
+        guard let compaction else { return nil }
+        update { $0.lastCompaction = now }
+        return compaction.checkpoint
     }
 
     /// The fetch the transfer repository keeps after this sync, if any.
@@ -97,9 +126,10 @@ extension Exchange {
                 throw ExchangeError.transport(remote: remote.url, reason: "the remote refused the push: \(refusal.reason)")
             }
             if let fetched {
+                let archive = try fetchArchive(for: fetched)
                 let (newCommits, merge) = try step {
                     try engine.integrate(
-                        fetched, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners),
+                        fetched, archive: archive, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners),
                         checkProgress: { [weak self] checked, total in self?.publish(.checkProgress(CheckProgress(commits: checked, totalCommits: total))) })
                 }
                 report.fetchedCommits += newCommits
@@ -144,13 +174,44 @@ extension Exchange {
             }
             // The remote never holds a commit whose assets it lacks.
             report.uploadedAssets += try uploadAssets(introducedBy: outgoing, alreadyOnRemote: &assetsOnRemote)
-            let outcome = try step(during: "push") { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
+            let outcome = try pushMain(head)
             guard outcome == .accepted else { return outcome }
             try step { try engine.moveCloud(to: head) }
             report.pushedCommits = outgoing.count
         }
         try refreshAheadBehind()
         return .accepted
+    }
+
+    /// Pushes `head` as the remote's `main`: a fast-forward, or, when `main` is on a
+    /// checkpoint lineage the remote does not hold yet (this replica compacted, or its
+    /// lineage won the adoption rule), a replacement under a lease: taken only while the
+    /// remote's `main` is still what `cloud` last saw, after the lineage's archive (FORMAT.md
+    /// §16). A lost lease is ``PushOutcome/behind(_:)``: the cycle fetches, adopts and retries.
+    private func pushMain(_ head: CommitID) throws(ExchangeError) -> PushOutcome {
+        let engine = store.engine
+        let cloud = try step { try store.hasFork(.cloud) ? store.head(of: .cloud).id : nil }
+        guard let replaced = try step({ try engine.replacedLineage(pushing: head, over: cloud) }) else {
+            return try step(during: "push") { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
+        }
+        let archived = try step(during: "push") {
+            try engine.pushArchive(of: replaced.checkpoint, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push))
+        }
+        guard archived == .accepted else { return archived }
+        return try step(during: "push") {
+            try engine.pushMain(head, to: remote.url, localPath: remote.localPath, replacing: .some(cloud), options: remoteOptions(.push))
+        }
+    }
+
+    /// The remote's archive of the checkpoint lineage `fetched` is on, when this replica is on
+    /// another lineage and keeps none: the old history its carry-over is computed against.
+    private func fetchArchive(for fetched: CommitID) throws(ExchangeError) -> (checkpoint: CommitID, head: CommitID)? {
+        let engine = store.engine
+        guard let checkpoint = try step({ try engine.archiveToFetch(for: fetched) }) else { return nil }
+        let head = try step(during: "fetch") {
+            try engine.fetchArchive(of: checkpoint, from: remote.url, localPath: remote.localPath, options: remoteOptions(.fetch))
+        }
+        return head.map { (checkpoint, $0) }
     }
 
     // MARK: Steps

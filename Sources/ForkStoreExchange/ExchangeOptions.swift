@@ -59,6 +59,15 @@ public struct ExchangeOptions: Sendable {
     /// (``AssetDownloads/eager``), or those a predicate picks (``AssetDownloads/eager(where:)``).
     /// Uploads need no policy: a push always uploads the assets of its commits first.
     public var assetDownloads: AssetDownloads
+    /// How often a sync may compact the store's history, as the store's `StoreOptions.history`
+    /// asks: after a sync that succeeded, when this long has passed since this exchange last
+    /// compacted, the history is compacted (`VersionedStore.compactHistory(keeping:)`) and the
+    /// new lineage pushed at once, with its archive, under a lease (see <doc:Checkpoints>).
+    /// Nil (the default): the exchange never compacts; `pack()` and the app do. Every
+    /// compaction makes every other replica adopt the new lineage, so an interval of hours or
+    /// days suits most apps. In a shared store only an owner's replica compacts; the others
+    /// skip it.
+    public var compactionInterval: Duration?
     /// A wait after each megabyte of an asset moved (through a path remote or a Git LFS
     /// server): tests use it to stop a transfer half-way. Zero otherwise.
     package var assetPause: Duration = .zero
@@ -75,7 +84,8 @@ public struct ExchangeOptions: Sendable {
     /// Options with the defaults: a 10 s connect timeout, a 60 s read/write timeout, 5 push
     /// attempts, backoff from 200 ms up to 60 s, a 30 s wait for another sync of the store,
     /// objects up to the store's record limit (at least 1 MB), 1 GiB and 1,000,000 objects a
-    /// fetch, no trusted owners (trust on first use), lazy asset downloads, no hooks.
+    /// fetch, no trusted owners (trust on first use), lazy asset downloads, no hooks, no
+    /// compaction.
     public init(
         connectTimeout: Duration = .seconds(10),
         readWriteTimeout: Duration = .seconds(60),
@@ -91,7 +101,8 @@ public struct ExchangeOptions: Sendable {
         validateBeforePush: (@Sendable ([Commit]) throws -> Void)? = nil,
         onError: (@Sendable (ExchangeError) -> Void)? = nil,
         onFinished: (@Sendable (SyncReport) -> Void)? = nil,
-        conflictResolver: ConflictResolver? = nil
+        conflictResolver: ConflictResolver? = nil,
+        compactionInterval: Duration? = nil
     ) {
         self.connectTimeout = max(.milliseconds(1), connectTimeout)
         self.readWriteTimeout = max(.milliseconds(1), readWriteTimeout)
@@ -108,6 +119,7 @@ public struct ExchangeOptions: Sendable {
         self.onError = onError
         self.onFinished = onFinished
         self.conflictResolver = conflictResolver
+        self.compactionInterval = compactionInterval.map { max(.zero, $0) }
     }
 
     /// The delay before retry number `attempt` (1-based): doubling, capped, with ±25% jitter

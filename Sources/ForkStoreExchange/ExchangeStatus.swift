@@ -27,6 +27,8 @@ public struct ExchangeStatus: Sendable, Equatable {
     public var lastError: ExchangeError?
     /// When a sync last succeeded.
     public var lastSuccess: Date?
+    /// When this exchange last compacted the store's history (``ExchangeOptions/compactionInterval``).
+    public var lastCompaction: Date?
     /// The fetch the last sync refused, kept for inspection until the next sync removes it;
     /// nil when the last sync kept none.
     public var quarantine: QuarantinedFetch?
@@ -69,6 +71,9 @@ public struct SyncReport: Sendable, Equatable {
     /// Assets uploaded before the push: those the pushed commits reference that the remote
     /// lacked.
     public var uploadedAssets = 0
+    /// The checkpoint this sync compacted the store's history to
+    /// (``ExchangeOptions/compactionInterval``); nil when it did not compact.
+    public var checkpoint: CommitID?
     /// Assets downloaded by the exchange's download policy (``ExchangeOptions/assetDownloads``);
     /// always 0 when it is lazy.
     public var downloadedAssets = 0

@@ -18,6 +18,8 @@ extension StoreEngine {
     /// against the participants in force for it (``ParticipantsInForce``), and where `main` is
     /// shared, what arrives must grow from `main`'s history. With `trustedOwners`, the
     /// head must be shared and every commit that makes a history shared signed by one of them.
+    /// `archives` are the store's archive refs (checkpoint → old head): where `main` is on a
+    /// checkpoint lineage, history that grows from its archive grows from `main` (FORMAT.md §16).
     ///
     /// - Throws: ``StoreError/unknownModelVersion(found:known:commit:)`` (a halt) for data of
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
@@ -27,7 +29,8 @@ extension StoreEngine {
     /// ten times a second, and once when all were.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?,
-        trustedOwners: Set<ParticipantKey> = [], in session: StoreSession, progress: IncomingCheckProgress? = nil
+        trustedOwners: Set<ParticipantKey> = [], archives: [CommitID: ObjectID] = [:], in session: StoreSession,
+        progress: IncomingCheckProgress? = nil
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
@@ -36,6 +39,7 @@ extension StoreEngine {
         let main = try known.first.map { (id) throws(StoreError) in try session.commit(id) }
         var inForce = ParticipantsInForce(
             main: main, participants: trusted, arriving: objects, trustedOwners: trustedOwners, session: session)
+        inForce.archives = archives
         if arriving.isEmpty { try inForce.checkGrowsFromMain(session.commit(head)) }
         // Trees and blobs first, newest commit first: a fetched pack holds the newest version
         // of a tree whole and older ones as deltas made from it, so each tree read here is one
@@ -76,6 +80,7 @@ extension StoreEngine {
                 for parent in commit.parents {
                     parents.append(try previous.flatMap { $0.id == parent ? $0 : nil } ?? session.commit(parent.objectID))
                 }
+                try checkCheckpoint(commit, inForce: &inForce, in: session)
                 try checkSharing(of: commit, parents: parents, inForce: &inForce, limit: options.maximumRecordSize, in: session)
                 try inForce.checkGrowsFromMain(commit)
                 try checkLayoutTrailers(of: commit, expected: layoutTrailers[index])

@@ -44,9 +44,10 @@ struct LocalRemote {
     /// - Throws: ``TransferFailure/limitExceeded(_:)`` when an object, or all of them, would
     ///   bring more than `limits` allow; ``GitError`` when the remote cannot be read.
     func fetchMain(
-        into transfer: Repository, as reference: String, limits: IncomingLimits, progress: RemoteOptions.Progress?
+        into transfer: Repository, as reference: String, limits: IncomingLimits, progress: RemoteOptions.Progress?,
+        remoteReference: String = Fork.main.referenceName
     ) throws -> ObjectID? {
-        guard let head = try repository.resolveReference(Fork.main.referenceName) else { return nil }
+        guard let head = try repository.resolveReference(remoteReference) else { return nil }
         let admission = Admission(limits, of: repository)
         do {
             let arriving = try commits(from: head, lackedBy: transfer, admission: admission)
@@ -79,12 +80,28 @@ struct LocalRemote {
     /// Makes `head` the remote's `main`, writing the objects it lacks first; ``PushOutcome/behind(_:)``
     /// when the remote's `main` is not an ancestor of `head` or moved meanwhile.
     func pushMain(_ head: ObjectID, from source: Repository, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
-        let remoteHead = try repository.resolveReference(Fork.main.referenceName)
-        guard let objects = try source.objectsToPush(head, onto: remoteHead) else { return .remoteHasUnmergedCommits }
+        try push(head, to: .main, from: source, progress: progress)
+    }
+
+    /// Moves the remote ref `target` names to `head`, writing the objects it lacks first: a
+    /// fast-forward, or a replacement while the ref is still the lease's commit (see
+    /// ``PushTarget``); ``PushOutcome/behind(_:)`` otherwise, or when it moved meanwhile.
+    func push(_ head: ObjectID, to target: PushTarget, from source: Repository, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
+        let remoteHead = try repository.resolveReference(target.reference)
+        if remoteHead == head { return .accepted }
+        let objects: [PackObject]
+        if let lease = target.lease {
+            guard remoteHead == lease else { return .behind("the remote's \(target.reference) is not what this replica last saw (stale info)") }
+            let remoteMain = try repository.resolveReference(Fork.main.referenceName)
+            objects = try source.objectsToPush(head, replacing: [remoteHead, remoteMain].compactMap { $0 })
+        } else {
+            guard let found = try source.objectsToPush(head, onto: remoteHead) else { return .remoteHasUnmergedCommits }
+            objects = found
+        }
         try repository.writePack(objects: objects, from: source)
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: 0))
         do {
-            try repository.updateReference(Fork.main.referenceName, to: head, expecting: remoteHead, logMessage: "forkstore: push")
+            try repository.updateReference(target.reference, to: head, expecting: remoteHead, logMessage: "forkstore: push")
         } catch let error where [.modified, .exists, .locked].contains(error.code) {
             // Another replica's push holds or has just moved the ref.
             return .behind("the remote's main moved during the push (non-fast-forward)")

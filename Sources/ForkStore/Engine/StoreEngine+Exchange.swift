@@ -81,9 +81,14 @@ extension StoreEngine {
     /// `cloud` into `main`. Returns how many commits were new to `main`, and the merge. With
     /// `trustedOwners`, the fetched history must have been shared by one of them (FORMAT.md §9.3).
     /// `checkProgress` hears how the check of the fetched commits goes.
+    ///
+    /// With `archive` (the remote's archive of the checkpoint `incoming`'s lineage is rooted
+    /// in, fetched by ``fetchArchive(of:from:localPath:options:)``), its old history is checked
+    /// the same way first, taken in with it, and kept under the same archive ref here: the base
+    /// of a carry-over (FORMAT.md §16).
     package func integrate(
-        _ incoming: CommitID, resolvingConflicts resolver: ConflictResolver?, trustedOwners: Set<ParticipantKey> = [],
-        checkProgress: IncomingCheckProgress? = nil
+        _ incoming: CommitID, archive: (checkpoint: CommitID, head: CommitID)? = nil, resolvingConflicts resolver: ConflictResolver?,
+        trustedOwners: Set<ParticipantKey> = [], checkProgress: IncomingCheckProgress? = nil
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
         let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
             let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
@@ -98,13 +103,25 @@ extension StoreEngine {
         }
         guard let (main, cloud, trusted) = state else { return (0, .upToDate) }
         let known = [main, cloud].compactMap { $0 }
+        let archives = try read { session in try session.archives() }
         try withTransferRepository { repository in
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
-            let arriving: (commits: [ObjectID], objects: Set<ObjectID>)
+            var arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
+                // The old history first: what the lineage's commits are checked against may
+                // need it (the participants of the commit a checkpoint stands in for).
+                let old = try archive.map { archive in
+                    try validateIncoming(
+                        archive.head.objectID, notIn: known + archives.values, trusting: trusted, trustedOwners: trustedOwners,
+                        archives: archives, in: transfer)
+                }
                 arriving = try validateIncoming(
-                    incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, in: transfer,
+                    incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, archives: archives, in: transfer,
                     progress: checkProgress)
+                if let old {
+                    arriving.commits = old.commits + arriving.commits
+                    arriving.objects.formUnion(old.objects)
+                }
             } catch let error as StoreError {
                 if error.code == .rejectedCommit {
                     options.logger.notice("fetched commits refused; kept under \(Self.quarantineReference) in \(Self.transferFolder)")
@@ -129,6 +146,7 @@ extension StoreEngine {
                 repository.removeOwnObjects()
             }
         }
+        if let archive { try keepArchive(archive) }
         let newCommits = try read { session in try session.walk(from: incoming.objectID, hiding: main).count }
         try moveCloud(to: incoming)
         if let joined = try joinRemoteHistory(incoming) { return (newCommits, joined) }
@@ -163,14 +181,32 @@ extension StoreEngine {
     /// `ssh://` get our own pack (``Repository/sendPack(_:toMainOf:options:)``). Throws
     /// ``TransferFailure`` when the transfer fails (sorted where it was received),
     /// ``StoreError`` otherwise.
-    package func pushMain(_ head: CommitID, to url: String, localPath: String? = nil, options remoteOptions: RemoteOptions) throws -> PushOutcome {
+    ///
+    /// With `lease` (the remote's `main` as `cloud` last saw it), the push replaces the
+    /// remote's `main` whatever its history (a checkpoint lineage over the old one, FORMAT.md
+    /// §16), but only while the remote's `main` is still that commit; otherwise it is
+    /// ``PushOutcome/behind(_:)``: fetch, adopt and try again.
+    package func pushMain(
+        _ head: CommitID, to url: String, localPath: String? = nil, replacing lease: CommitID?? = nil, options remoteOptions: RemoteOptions
+    ) throws -> PushOutcome {
+        let target = lease.map { PushTarget.main(replacing: $0?.objectID) } ?? .main
+        return try push(head, to: target, url: url, localPath: localPath, options: remoteOptions)
+    }
+
+    /// Pushes `head` to the remote ref `target` names (see ``PushTarget``).
+    func push(_ head: CommitID, to target: PushTarget, url: String, localPath: String?, options remoteOptions: RemoteOptions) throws -> PushOutcome {
         try withTransferRepository { repository -> PushOutcome in
             try discardEarlierFetch(in: repository)
             if let remote = LocalRemote(localPath) {
-                return try git("pushing to \(url)") { () throws(GitError) in try remote.pushMain(head.objectID, from: repository, progress: remoteOptions.progress) }
+                return try git("pushing to \(url)") { () throws(GitError) in
+                    try remote.push(head.objectID, to: target, from: repository, progress: remoteOptions.progress)
+                }
             }
             if Repository.speaksSmartProtocol(url) {
-                return try repository.sendPack(head.objectID, toMainOf: url, options: remoteOptions)
+                return try repository.sendPack(head.objectID, to: target, of: url, options: remoteOptions)
+            }
+            guard target == .main else {
+                return .rejected("replacing the remote's \(target.reference) needs a bare repository in a folder, or a git://, http(s):// or ssh:// remote")
             }
             try git("preparing the push") { () throws(GitError) in
                 try repository.removeReference(Self.outgoingReference)
@@ -203,7 +239,7 @@ extension StoreEngine {
     /// lifetime, one transfer at a time. Callers hold the sync lock (``withSyncLock(waitingAtMost:_:)``)
     /// from the fetch to the push: other syncs of the store, in this process or another, would
     /// otherwise move its references and remove its objects in between.
-    private func withTransferRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws -> Result {
+    func withTransferRepository<Result: Sendable>(_ body: (Repository) throws -> Result) throws -> Result {
         try transfers.withLock { handle in
             if let repository = handle { return try body(repository) }
             // A fetch writes the transfer repository before any lock is taken.

@@ -7,6 +7,10 @@ extension StoreEngine {
     /// Every commit the merge brings in is checked for stamps this build can read, unless
     /// `source`'s head is `alreadyChecked` (the exchange checks what it fetched before it moves
     /// `cloud`, and `main` only grows in between).
+    ///
+    /// Merging `cloud` into `main` when the two share no history and one of them is rooted in
+    /// a checkpoint adopts the winning lineage instead (FORMAT.md §16,
+    /// ``adoption(of:by:resolver:in:)``).
     @discardableResult
     func merge(
         from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver?,
@@ -28,6 +32,13 @@ extension StoreEngine {
             if theirs.id != alreadyChecked { try session.checkStamps(ofCommitsIn: other, notIn: ours) }
             if behind { return .move(to: other, as: .fastForwarded) }
             let bases = try session.mergeBases(head, theirs)
+            if bases.isEmpty, source == .cloud, target == .main,
+                let adoption = try adoption(of: theirs, by: head, resolver: resolver, in: session)
+            {
+                merged = adoption.carried != nil
+                conflicts = adoption.carried?.conflicts ?? []
+                return adoption.advance
+            }
             let oursIsLater = try session.latestWrite(from: head, since: bases)
                 .outranks(session.latestWrite(from: theirs, since: bases))
             let result = try MergeContext.collecting(
@@ -69,7 +80,7 @@ extension StoreEngine {
     /// The common ancestor to merge against: none for unrelated histories, the merge base, or
     /// for several bases (a criss-cross) the bases merged pairwise into one virtual base, as
     /// git's recursive strategy does. Bases come highest rank first, so replicas fold alike.
-    private func virtualBase(of bases: [Commit], in session: StoreSession) throws -> MergeInput? {
+    func virtualBase(of bases: [Commit], in session: StoreSession) throws -> MergeInput? {
         guard let first = bases.first else { return nil }
         var folded = MergeInput(first)
         for base in bases.dropFirst() {

@@ -89,7 +89,7 @@ extension StoreEngine {
     }
 
     /// The key whose signature `commit` carries, read as git reads it (FORMAT.md §9).
-    private func signer(of commit: Commit, in session: StoreSession) throws(StoreError) -> ParticipantKey {
+    func signer(of commit: Commit, in session: StoreSession) throws(StoreError) -> ParticipantKey {
         func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: "", rule: rule) }
         let signed = try git("reading the signature of \(commit.id.short)") { () throws(GitError) in
             try session.repository.commitSignature(commit.id.objectID)

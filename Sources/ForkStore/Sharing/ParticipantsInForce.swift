@@ -26,6 +26,15 @@ struct ParticipantsInForce {
     private var sharedWithMain: [ObjectID: [ParticipantsFile?]] = [:]
     /// Known commits that arriving ones build on and that share history with `main`.
     private var growingFromMain: Set<ObjectID> = []
+    /// Arriving checkpoints already checked (``StoreEngine/checkCheckpoint(_:inForce:in:)``):
+    /// root commits that stand in for the commit they checkpoint.
+    private var checkpoints: Set<ObjectID> = []
+    /// The old history `main`'s lineage replaced, when `main` is rooted in a checkpoint whose
+    /// archive this store keeps: found once, and only where a history shares none with `main`.
+    private var oldMain: Commit??
+    /// The archives this store keeps (checkpoint → old head), read from the store's refs: the
+    /// session may be the transfer repository's, which borrows objects but holds no refs.
+    var archives: [CommitID: ObjectID] = [:]
     /// The keys one of which must have signed, as an owner, every commit of this fetch that
     /// makes its history shared; empty: trust on first use.
     let trustedOwners: Set<ParticipantKey>
@@ -86,21 +95,48 @@ struct ParticipantsInForce {
     /// nothing new, a known head that shares none): a shared store's history grows from
     /// `main`'s first commit, whoever signed another's.
     mutating func checkGrowsFromMain(_ commit: Commit) throws(StoreError) {
-        guard onMain != nil, let main else { return }
+        guard onMain != nil, main != nil else { return }
         func refuse(_ how: String) -> StoreError {
             .rejectedCommit(
                 commit: commit.id, path: "",
                 rule: "\(how), and a shared store takes only history that grows from main's first commit")
         }
         let id = commit.id.objectID, arrived = arriving.contains(id)
-        if arrived, commit.parents.isEmpty { throw refuse("it starts a history of its own") }
+        if arrived, commit.parents.isEmpty, !checkpoints.contains(id) { throw refuse("it starts a history of its own") }
         let starts = arrived ? commit.parents.map(\.objectID).filter { !arriving.contains($0) } : [id]
         for start in starts where !growingFromMain.contains(start) {
-            guard try !session.mergeBases(main, session.commit(start)).isEmpty else {
+            guard try !basesWithMain(session.commit(start)).isEmpty else {
                 throw refuse(start == id ? "it is a history of its own" : "it builds on \(CommitID(start).short), a history of its own")
             }
             growingFromMain.insert(start)
         }
+    }
+
+    /// Notes an arriving checkpoint that passed its checks: it may start the lineage it roots.
+    mutating func accept(checkpoint: Commit) { checkpoints.insert(checkpoint.id.objectID) }
+
+    /// The participants of the receiving replica's `main` (nil: not shared).
+    var mainParticipants: ParticipantsFile? { onMain }
+
+    /// The best common ancestors of `main` and `commit`; where they share none and `main` is
+    /// rooted in a checkpoint, those of its archive (the old history) and `commit`.
+    private mutating func basesWithMain(_ commit: Commit) throws(StoreError) -> [Commit] {
+        guard let main else { return [] }
+        let bases = try session.mergeBases(main, commit)
+        guard bases.isEmpty else { return bases }
+        if oldMain == nil {
+            let root = try session.lineageRoot(of: main.id.objectID)
+            oldMain = .some(try root.isCheckpoint ? archives[root.id].map { (id) throws(StoreError) in try session.commit(id) } : nil)
+        }
+        if let old = oldMain ?? nil {
+            let bases = try session.mergeBases(old, commit)
+            if !bases.isEmpty { return bases }
+        }
+        // A known commit on a checkpoint lineage was checked when it arrived, its checkpoint
+        // signed by an owner: it grows from the checkpoint, which stands in for main's history.
+        let root = try session.lineageRoot(of: commit.id.objectID)
+        guard root.isCheckpoint, !arriving.contains(root.id.objectID) else { return [] }
+        return [root]
     }
 
     /// The participants at the best common ancestors of `main` and `commit`, found by walking up
@@ -120,7 +156,12 @@ struct ParticipantsInForce {
                 current = try session.commit(current.parents[0].objectID)
                 continue
             }
-            if let main { for base in try session.mergeBases(main, current) { found.append(try participants(of: base)) } }
+            if checkpoints.contains(id) {
+                // A checkpoint stands in for the commit it checkpoints, whose tree it holds.
+                found = [try participants(of: current)]
+                break
+            }
+            for base in try basesWithMain(current) { found.append(try participants(of: base)) }
             break
         }
         for id in line { sharedWithMain[id] = found }

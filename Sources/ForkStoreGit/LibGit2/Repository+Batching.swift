@@ -55,8 +55,11 @@ extension Repository {
     ///
     /// With `admit`, every object is passed to it before it is read, and every object it
     /// returns has been passed to it: objects from elsewhere are held to limits there.
+    ///
+    /// A root commit's tree is compared with `rootTree` when given (a tree the receiver holds),
+    /// so that a new lineage whose root holds data the receiver has costs what it changes.
     package func objectsAdded(
-        by commits: [ObjectID], admitting admit: ((ObjectID) throws(GitError) -> Void)? = nil
+        by commits: [ObjectID], admitting admit: ((ObjectID) throws(GitError) -> Void)? = nil, rootTree: ObjectID? = nil
     ) throws(GitError) -> [PackObject] {
         var objects: [PackObject] = []
         var seen = Set<ObjectID>()
@@ -90,7 +93,7 @@ extension Repository {
         for commit in commits {
             let object = try readCommit(commit)
             objects.append(PackObject(id: commit, replaces: nil))
-            let parentTree = try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree }
+            let parentTree = try object.parents.first.map { (id) throws(GitError) in try readCommit(id).tree } ?? rootTree
             // A batch handle's workspace knows what its updates wrote, without reading a tree.
             if let known = batch?.workspace.objectsAdded(making: object.tree, from: parentTree) {
                 for added in known where seen.insert(added.id).inserted { objects.append(added) }
@@ -110,6 +113,15 @@ extension Repository {
             guard contains(remoteMain), try isDescendant(head, of: remoteMain) else { return nil }
         }
         return try objectsAdded(by: Array(walk(from: head, hiding: remoteMain).reversed()))
+    }
+
+    /// What a push of `head` that replaces a remote's ref (a new lineage, under a lease) must
+    /// send: the objects the commits of `head` add that are not in the history of the
+    /// remote's `heads` this repository holds (whole trees for a root commit).
+    package func objectsToPush(_ head: ObjectID, replacing heads: [ObjectID]) throws(GitError) -> [PackObject] {
+        let held = heads.filter { contains($0) }
+        let rootTree = try held.first.map { (id) throws(GitError) in try readCommit(id).tree }
+        return try objectsAdded(by: Array(walk(from: head, hiding: held).reversed()), rootTree: rootTree)
     }
 
     /// Writes `objects` (readable through `source`, by default this repository) as one new pack

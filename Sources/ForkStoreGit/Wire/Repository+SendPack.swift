@@ -25,6 +25,29 @@ package enum PushOutcome: Sendable, Equatable {
     }
 }
 
+/// Which remote ref a push moves, and on what condition.
+package struct PushTarget: Sendable, Equatable {
+    /// The remote ref: `refs/heads/main`, or an archive ref.
+    package let reference: String
+    /// Nil: a fast-forward only (the remote's ref must be an ancestor of what is pushed). Set:
+    /// a replacement under a lease, taken only while the remote's ref is still the lease's
+    /// commit (nil inside: while the remote has no such ref), whatever the histories.
+    package let lease: ObjectID??
+
+    /// The remote's `main`, moved forward only.
+    package static let main = PushTarget(reference: "refs/heads/main", lease: nil)
+
+    /// The remote's `main`, replaced (a new lineage) only while it is `expected`.
+    package static func main(replacing expected: ObjectID?) -> PushTarget {
+        PushTarget(reference: "refs/heads/main", lease: .some(expected))
+    }
+
+    package init(reference: String, lease: ObjectID??) {
+        self.reference = reference
+        self.lease = lease
+    }
+}
+
 /// The push side of git's smart protocol (send-pack), spoken over libgit2's own transports
 /// (`git://`, `http(s)://`, `ssh://`): libgit2 connects, authenticates, checks certificates and
 /// host keys, and lists the remote's refs; the pack is written here.
@@ -64,17 +87,27 @@ extension Repository {
     /// (fetch and merge first), as it is when the remote moved during the push. A failure is
     /// sorted here, where libgit2's code and what the server said are known.
     package func sendPack(_ head: ObjectID, toMainOf url: String, options: RemoteOptions) throws(TransferFailure) -> PushOutcome {
+        try sendPack(head, to: .main, of: url, options: options)
+    }
+
+    /// Moves the remote ref `target` names to `head`, sending the objects `head` adds to what
+    /// the remote's ref and its `main` hold (those this repository holds), as `target` allows:
+    /// a fast-forward, or a replacement under a lease (``PushTarget/lease``), which is
+    /// ``PushOutcome/behind(_:)`` when the remote's ref is not the lease's commit. The command
+    /// names the remote's ref as it was listed, so `git-receive-pack` refuses the update if the
+    /// ref moved meanwhile: the lease holds to the end.
+    package func sendPack(_ head: ObjectID, to target: PushTarget, of url: String, options: RemoteOptions) throws(TransferFailure) -> PushOutcome {
         guard let subtransport = Self.smartSubtransport(for: url) else {
             throw .transport(reason: "\(url) is not a git, http(s) or ssh URL")
         }
         let state = CallbackState(options: options)
         return try transferring(state) { () throws(GitError) in
-            try sendPack(head, toMainOf: url, through: subtransport, options: options, state: state)
+            try sendPack(head, to: target, of: url, through: subtransport, options: options, state: state)
         }
     }
 
     private func sendPack(
-        _ head: ObjectID, toMainOf url: String, through subtransport: (make: git_smart_subtransport_cb, stateless: Bool),
+        _ head: ObjectID, to target: PushTarget, of url: String, through subtransport: (make: git_smart_subtransport_cb, stateless: Bool),
         options: RemoteOptions, state: CallbackState
     ) throws(GitError) -> PushOutcome {
         var outcome = PushOutcome.accepted
@@ -90,20 +123,30 @@ extension Repository {
             try state.explainingFailures { () throws(GitError) in
                 try SocketStream.withTimeouts(options.timeouts) { () throws(GitError) in
                     let session = try SmartSession(remote: remote, url: url, subtransport: subtransport, connection: &connection)
-                    outcome = try push(head, through: session, state: state, progress: options.progress)
+                    outcome = try push(head, to: target, through: session, state: state, progress: options.progress)
                 }
             }
         }
         return outcome
     }
 
-    private func push(_ head: ObjectID, through session: SmartSession, state: CallbackState, progress: RemoteOptions.Progress?) throws(GitError) -> PushOutcome {
-        let remoteMain = try session.head(named: "refs/heads/main")
-        if remoteMain == head { return .accepted }
-        guard let objects = try objectsToPush(head, onto: remoteMain) else { return .remoteHasUnmergedCommits }
+    private func push(
+        _ head: ObjectID, to target: PushTarget, through session: SmartSession, state: CallbackState, progress: RemoteOptions.Progress?
+    ) throws(GitError) -> PushOutcome {
+        let remoteRef = try session.head(named: target.reference)
+        if remoteRef == head { return .accepted }
+        let objects: [PackObject]
+        if let lease = target.lease {
+            guard remoteRef == lease else { return .behind("the remote's \(target.reference) is not what this replica last saw (stale info)") }
+            let remoteMain = target.reference == PushTarget.main.reference ? remoteRef : try session.head(named: PushTarget.main.reference)
+            objects = try objectsToPush(head, replacing: [remoteRef, remoteMain].compactMap { $0 })
+        } else {
+            guard let found = try objectsToPush(head, onto: remoteRef) else { return .remoteHasUnmergedCommits }
+            objects = found
+        }
         let stream = try session.receivePackStream()
-        let old = remoteMain?.hex ?? String(repeating: "0", count: 40)
-        let command = "\(old) \(head.hex) refs/heads/main\0report-status side-band-64k ofs-delta agent=forkstore\n"
+        let old = remoteRef?.hex ?? String(repeating: "0", count: 40)
+        let command = "\(old) \(head.hex) \(target.reference)\0report-status side-band-64k ofs-delta agent=forkstore\n"
         guard let line = PacketLine.encode(command) else { throw ReceivePackReport.failure("the push command is too long") }
         try stream.write(line + Array("0000".utf8))
         // A failed send is the transport's failure, with its code and class, not the pack's.
@@ -121,7 +164,7 @@ extension Repository {
             throw sendFailure ?? error
         }
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
-        let report = try ReceivePackReport(reading: stream.read, on: "refs/heads/main") { state.remember($0 + "\n") }
+        let report = try ReceivePackReport(reading: stream.read, on: target.reference) { state.remember($0 + "\n") }
         return try report.outcome
     }
 }
