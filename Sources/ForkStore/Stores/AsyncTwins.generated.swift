@@ -506,7 +506,7 @@ extension VersionedStore {
     }
 
     /// Replaces `main`'s history before `horizon`, a commit on its first-parent history, by a
-    /// checkpoint of it, as `compactHistory(keeping:)` does for the horizon a policy sets.
+    /// checkpoint of it, as `VersionedStore/compactHistory(keeping:)` does for the horizon a policy sets.
     /// Returns nil when `horizon` is `main`'s first commit: there is nothing before it.
     ///
     /// The `async` twin of the blocking call: the same work, on a thread of ForkStore's own, so no

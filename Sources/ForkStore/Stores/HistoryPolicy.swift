@@ -1,7 +1,7 @@
 import Foundation
 
 /// How much history a store keeps: everything (the default), or a horizon of days or commits
-/// before which ``VersionedStore/pack()`` replaces the history by a checkpoint (see
+/// before which ``VersionedStore/pack()-5bhjq`` replaces the history by a checkpoint (see
 /// <doc:HistoryHorizon>).
 ///
 /// ```swift
@@ -69,7 +69,7 @@ public enum ArchivePolicy: Sendable, Hashable {
     /// replicas still on the old history carry their commits over by three-way merges.
     case keep
     /// Remove the archive refs once the new lineage is in place; the next
-    /// ``VersionedStore/pack()`` frees the old commits. Replicas still on the old history
+    /// ``VersionedStore/pack()-5bhjq`` frees the old commits. Replicas still on the old history
     /// carry their commits over by the two-way salvage.
     case drop
 }

@@ -69,7 +69,7 @@ public struct StoreOptions: Sendable {
     public var wallClock: @Sendable () -> Date = { Date() }
 
     /// How much history the store keeps: ``HistoryPolicy/keepEverything`` (the default), or
-    /// a horizon of days or commits before which ``VersionedStore/pack()`` replaces the
+    /// a horizon of days or commits before which ``VersionedStore/pack()-5bhjq`` replaces the
     /// history by a checkpoint (see <doc:HistoryHorizon>). In a shared store only an owner
     /// (a store opened with an owner's ``signingKey``) compacts; other replicas leave it to
     /// an owner.

@@ -113,7 +113,7 @@ extension VersionedStore {
     /// It then removes the assets nothing needs any more, as `collectAssets()` does.
     ///
     /// Under a ``StoreOptions/history`` policy other than ``HistoryPolicy/keepEverything``, it
-    /// first compacts `main`'s history as ``compactHistory(keeping:)`` does; when the policy
+    /// first compacts `main`'s history as ``VersionedStore/compactHistory(keeping:)-1nkzj`` does; when the policy
     /// drops archives, the old history is then freed (every object a reference reaches is
     /// repacked, as `git gc --prune=now` does).
     @discardableResult
@@ -137,7 +137,7 @@ extension VersionedStore {
     }
 
     /// Replaces `main`'s history before `horizon`, a commit on its first-parent history, by a
-    /// checkpoint of it, as ``compactHistory(keeping:)`` does for the horizon a policy sets.
+    /// checkpoint of it, as ``VersionedStore/compactHistory(keeping:)-1nkzj`` does for the horizon a policy sets.
     /// Returns nil when `horizon` is `main`'s first commit: there is nothing before it.
     @discardableResult
     public func compact(at horizon: CommitID) throws -> Compaction? {
