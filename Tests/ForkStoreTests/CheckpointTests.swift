@@ -109,6 +109,20 @@ struct CheckpointTests {
         #expect(archives.stdout.isEmpty)
     }
 
+    @Test func aHorizonAtTheHeadLeavesTheCheckpointAsTheHead() async throws {
+        let (folder, films) = try await makeNotes()
+        _ = folder
+        let head = try await films.head()
+        let before = try await films.records()
+        let compaction = try #require(try await compact(films, .main, at: head.id))
+        #expect(compaction.replayed == 0)
+        #expect(compaction.newHead == compaction.checkpoint)
+        #expect(try await films.head().id == compaction.checkpoint)
+        #expect(try await films.history().count == 1)
+        #expect(try await films.records() == before)
+        try await expectFsckClean(films.path)
+    }
+
     @Test func compactingTwiceKeepsTheFirstCheckpointUnderItsArchive() async throws {
         let (folder, films) = try await makeNotes()
         _ = folder

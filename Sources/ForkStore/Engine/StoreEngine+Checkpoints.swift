@@ -168,7 +168,10 @@ extension StoreEngine {
         func broken(_ why: String) -> StoreError {
             StoreError.repository(operation: "compacting history", reason: "the new lineage did not read back: \(why)")
         }
-        guard newHead.tree == oldHead.tree, newHead.trailers == oldHead.trailers else { throw broken("its head differs from the old head") }
+        guard newHead.tree == oldHead.tree else { throw broken("its head's tree differs from the old head's") }
+        // With nothing replayed the new head is K itself, whose trailers add Checkpoint-Of
+        // (checked by writeCheckpoint); a replayed head is the old head's copy, trailers and all.
+        guard length == 0 || newHead.trailers == oldHead.trailers else { throw broken("its head's trailers differ from the old head's") }
         var current = newHead
         for _ in 0..<length {
             guard current.parents.count == 1 else { throw broken("commit \(current.id.short) has \(current.parents.count) parents") }
