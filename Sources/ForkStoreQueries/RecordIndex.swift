@@ -363,6 +363,17 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
                 return opened
             }
             return try work(replacement)
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_READONLY {
+            // A file this process may read but not write (a store opened by another user, or
+            // a read-only folder whose WAL files were left in place): the rows are kept in
+            // memory instead, as when the file cannot be opened at all.
+            let replacement = try database.withLock { database -> any DatabaseWriter in
+                try? (database as? DatabasePool)?.close()
+                let opened = try Self.inMemory(fields: fields, configuration: Configuration())
+                database = opened
+                return opened
+            }
+            return try work(replacement)
         }
     }
 
