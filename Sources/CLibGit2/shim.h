@@ -84,6 +84,31 @@ _Static_assert(offsetof(forkstore_socket_stream, descriptor) == 88,
     "forkstore_socket_stream: libgit2 1.5.1 and 1.8.4's ssh transports read the socket at byte 88");
 #endif
 
+// Reads an object straight from an object database's backends, for walks that read each tree
+// once: git_odb_read keeps every object it reads in the odb's cache (up to the process-wide
+// cache size) and hashes it again, which the indexer already did when the pack
+// arrived. Returns GIT_ENOTFOUND when no backend has it without a refresh of `objects/pack`
+// (the caller then reads through git_odb_read, which refreshes). The data is freed with
+// git_odb_backend_data_free on the backend returned.
+static inline int forkstore_odb_read_uncached(
+    void **data, size_t *length, git_object_t *type, git_odb_backend **from, git_odb *odb, const git_oid *id) {
+    size_t count = git_odb_num_backends(odb);
+    for (size_t index = 0; index < count; index++) {
+        git_odb_backend *backend;
+        int error = git_odb_get_backend(&backend, odb, index);
+        if (error < 0) return error;
+        if (backend->read == NULL) continue;
+        error = backend->read(data, length, type, backend, id);
+        if (error == 0) {
+            *from = backend;
+            return 0;
+        }
+        if (error != GIT_ENOTFOUND && error != GIT_PASSTHROUGH) return error;
+    }
+    git_error_clear();
+    return GIT_ENOTFOUND;
+}
+
 // An object database backend that reads a repository's objects and writes nothing: the batch
 // handle of Repository+Batching.swift puts it behind a mempack. It reads through a pack backend
 // of its own (whose delta-base caches go with it) and then the repository's object database

@@ -246,6 +246,31 @@ extension Repository {
         }
         try body(kind, UnsafeRawBufferPointer(start: git_odb_object_data(object), count: git_odb_object_size(object)))
     }
+
+    /// Runs `body` with an object's kind and data, read from the object database's backends
+    /// without passing through its cache: for walks that read each object once, which would
+    /// otherwise fill the process-wide cache with objects never read again, and hash each
+    /// again (the indexer hashed every object of a fetched pack as it arrived).
+    func withRawObjectUncached(
+        _ id: ObjectID, _ body: (ObjectKind, UnsafeRawBufferPointer) throws(GitError) -> Void
+    ) throws(GitError) {
+        if let batch, try batch.read(id, body) { return }
+        var oid = id.raw
+        var data: UnsafeMutableRawPointer?
+        var length = 0
+        var type = GIT_OBJECT_INVALID
+        var backend: UnsafeMutablePointer<git_odb_backend>?
+        // Not found without a refresh (a pack fetched since the list of packs was read): the
+        // cached read refreshes it.
+        guard try checkFound("git_odb_backend.read", { forkstore_odb_read_uncached(&data, &length, &type, &backend, odb, &oid) }),
+            let backend
+        else { return try withRawObject(id, body) }
+        defer { git_odb_backend_data_free(backend, data) }
+        guard let kind = ObjectKind(type) else {
+            throw GitError(function: "git_odb_backend.read", rawCode: -1, errorClass: 0, message: "object \(id.hex) has no storable type")
+        }
+        try body(kind, UnsafeRawBufferPointer(start: data, count: length))
+    }
 }
 
 /// An object to write into a pack (``Repository/writePack(objects:from:)``).

@@ -157,13 +157,13 @@ extension Repository {
         return entries
     }
 
-    /// A tree's entries, parsed here from its raw data, read through the object database
-    /// (whose cache holds raw bytes only) rather than as a libgit2 tree object, which the
-    /// object cache would keep: for walks of many trees each read once (a listing, a batch's
-    /// workspace), where a parsed tree in the cache costs several times its size.
+    /// A tree's entries, parsed here from its raw data, read from the object database's
+    /// backends past its cache rather than as a libgit2 tree object, which the object cache
+    /// would keep: for walks of many trees each read once (a listing, a batch's workspace, the
+    /// check of a fetch), where a parsed tree in the cache costs several times its size.
     package func treeEntriesBypassingCache(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
         var entries: [TreeEntry] = []
-        try withRawObject(id) { (kind, data) throws(GitError) in
+        try withRawObjectUncached(id) { (kind, data) throws(GitError) in
             guard kind == .tree else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
             var start = 0
             while start < data.count {
