@@ -106,6 +106,48 @@ struct HistoryHorizonTests {
         try await expectFsckClean(films.path)
     }
 
+    /// A fork that branched before the horizon merges into the compacted `main` by a
+    /// carry-over against their common history, not the two-way salvage: main's deletions
+    /// and edits since the fork stay, the fork's own changes arrive, and the old history does
+    /// not come back in as a second parent. Merging the other way moves the fork onto main's
+    /// lineage.
+    @Test func aForkOnTheOldHistoryIsCarriedOverNotSalvaged() async throws {
+        let (folder, films) = try await makeFilms(edits: 4)  // f0…f3
+        _ = folder
+        let early = try Fork("early"), other = try Fork("other")
+        try await films.createFork(early)
+        try await films.createFork(other)
+        try await films.save(Film(id: "early", title: "Early", year: 1), to: early)
+        try await films.save(Film(id: "f1", title: "Edited on early", year: 1901), to: early)
+        try await films.save(Film(id: "f3", title: "Edited on other", year: 1903), to: other)
+        try await films.delete("f0")
+        try await films.save(Film(id: "f2", title: "Edited on main", year: 1902))
+        for index in 0..<3 { try await films.save(Film(id: "m\(index)", title: "Main", year: index)) }
+
+        let compaction = try #require(try await films.compactHistory(keeping: .keepCommits(2)))
+        #expect(compaction.movedForks.isEmpty)
+        let merged = try await films.mergeIntoMain(from: early)
+        let head = try await films.head()
+        #expect(head.parents.count == 1, "a carry-over has one parent: \(merged)")
+        #expect(head.trailer("Carried-From") == (try await films.head(of: early).id.hex))
+        #expect(try await films.history().last?.id == compaction.checkpoint)
+        let records = Dictionary(uniqueKeysWithValues: try await films.records().map { ($0.id, $0.title) })
+        #expect(records["f0"] == nil, "main's deletion stays")
+        #expect(records["f1"] == "Edited on early")
+        #expect(records["f2"] == "Edited on main")
+        #expect(records["early"] == "Early")
+        #expect(Set(records.keys) == ["early", "f1", "f2", "f3", "m0", "m1", "m2"])
+
+        // The other way: `other` moves onto main's lineage, its edit carried.
+        try await films.mergeFromMain(into: other)
+        #expect(try await films.history(of: other).last?.id == compaction.checkpoint)
+        let onOther = Dictionary(uniqueKeysWithValues: try await films.records(in: other).map { ($0.id, $0.title) })
+        #expect(onOther["f0"] == nil)
+        #expect(onOther["f3"] == "Edited on other")
+        #expect(onOther["f2"] == "Edited on main")
+        try await expectFsckClean(films.path)
+    }
+
     @Test func inASharedStoreOnlyAnOwnerCompactsAndSignsTheCheckpoint() async throws {
         let folder = TemporaryFolder()
         func key(_ name: String) async throws -> SigningKey {

@@ -1,24 +1,24 @@
 import ForkStoreGit
 
-/// Adoption (FORMAT.md §16): when `main` and the remote's `main` (in `cloud`) are two lineages
-/// with no common history and at least one is rooted in a checkpoint, `main` moves to the
-/// winning lineage, with the losing head's changes carried over onto it.
+/// Adoption (FORMAT.md §16): when two forks merged into one another have no common history
+/// and at least one is rooted in a checkpoint, the fork merged into moves to the winning
+/// lineage, with the losing head's changes carried over onto it.
 extension StoreEngine {
-    /// What merging `cloud` into `main` does when the two share no history and one of them is
-    /// rooted in a checkpoint: `main` moves to the lineage the adoption rule picks, with the
-    /// other head's changes carried over onto it (``carryOver(_:onto:resolver:in:)``). When
-    /// `main`'s own lineage wins, it stays and `cloud`'s changes are carried onto it: the next
-    /// push replaces the remote's `main` under a lease
+    /// What merging `source` into `target` does when the two share no history and one of them
+    /// is rooted in a checkpoint: `target` moves to the lineage the adoption rule picks, with
+    /// the other head's changes carried over onto it (``carryOver(_:onto:resolver:in:)``).
+    /// When `target`'s own lineage wins, it stays and `source`'s changes are carried onto it;
+    /// for `cloud` into `main`, the next push then replaces the remote's `main` under a lease
     /// (``pushMain(_:to:localPath:replacing:options:)``). Nil when neither is rooted in a
     /// checkpoint: the two-way salvage of unrelated histories applies.
-    func adoption(of cloud: Commit, by main: Commit, resolver: ConflictResolver?, in session: StoreSession) throws -> (advance: Advance, carried: CarryOver?)? {
-        let mainRoot = try session.lineageRoot(of: main.id.objectID), cloudRoot = try session.lineageRoot(of: cloud.id.objectID)
-        guard mainRoot.isCheckpoint || cloudRoot.isCheckpoint else { return nil }
-        let cloudWins = cloudRoot.winsAdoption(over: mainRoot)
-        let (winning, losing) = cloudWins ? (cloud, main) : (main, cloud)
+    func adoption(of source: Commit, by target: Commit, resolver: ConflictResolver?, in session: StoreSession) throws -> (advance: Advance, carried: CarryOver?)? {
+        let targetRoot = try session.lineageRoot(of: target.id.objectID), sourceRoot = try session.lineageRoot(of: source.id.objectID)
+        guard targetRoot.isCheckpoint || sourceRoot.isCheckpoint else { return nil }
+        let sourceWins = sourceRoot.winsAdoption(over: targetRoot)
+        let (winning, losing) = sourceWins ? (source, target) : (target, source)
         let carry = try carryOver(losing, onto: winning, resolver: resolver, in: session)
         guard let commit = carry.commit else {
-            return (cloudWins ? .move(to: cloud.id.objectID, as: .fastForwarded) : .nothing, nil)
+            return (sourceWins ? .move(to: source.id.objectID, as: .fastForwarded) : .nothing, nil)
         }
         return (.commit(tree: commit.tree, parents: [winning.id.objectID], message: commit.message), carry)
     }

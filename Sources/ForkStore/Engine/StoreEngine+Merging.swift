@@ -8,9 +8,10 @@ extension StoreEngine {
     /// `source`'s head is `alreadyChecked` (the exchange checks what it fetched before it moves
     /// `cloud`, and `main` only grows in between).
     ///
-    /// Merging `cloud` into `main` when the two share no history and one of them is rooted in
-    /// a checkpoint adopts the winning lineage instead (FORMAT.md §16,
-    /// ``adoption(of:by:resolver:in:)``).
+    /// Merging two forks that share no history, where one of them is rooted in a checkpoint,
+    /// adopts the winning lineage instead (FORMAT.md §16, ``adoption(of:by:resolver:in:)``):
+    /// `cloud` into `main` after a peer compacted, or a fork left on the old history (it
+    /// branched before the horizon) into a compacted `main`.
     @discardableResult
     func merge(
         from source: Fork, into target: Fork, resolvingConflicts resolver: ConflictResolver?,
@@ -32,9 +33,7 @@ extension StoreEngine {
             if theirs.id != alreadyChecked { try session.checkStamps(ofCommitsIn: other, notIn: ours) }
             if behind { return .move(to: other, as: .fastForwarded) }
             let bases = try session.mergeBases(head, theirs)
-            if bases.isEmpty, source == .cloud, target == .main,
-                let adoption = try adoption(of: theirs, by: head, resolver: resolver, in: session)
-            {
+            if bases.isEmpty, let adoption = try adoption(of: theirs, by: head, resolver: resolver, in: session) {
                 merged = adoption.carried != nil
                 conflicts = adoption.carried?.conflicts ?? []
                 return adoption.advance
