@@ -80,6 +80,74 @@ struct CheckpointAdoptionTests {
         #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
     }
 
+    /// A replica that holds the commit a checkpoint stands in for carries its edits over
+    /// against it even when the remote keeps no archive: the edits made after the horizon on
+    /// the new lineage (a deletion among them) stay, rather than being undone by a salvage.
+    @Test func theCheckpointsOwnCommitIsABaseWithoutAnArchive() async throws {
+        let lab = try await SyncLab()
+        let (a, aSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("a")
+        let (b, bSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("b")
+        try await a.save([Task2(id: "r1", title: "one"), Task2(id: "r2", title: "two"), Task2(id: "r3", title: "three")])
+        try await aSync.sync()
+        try await bSync.sync()
+        let horizon = try await a.head().id
+        try await a.delete("r1")
+        try await a.save(Task2(id: "r2", title: "two, edited by a"))
+        let compaction = try #require(try a.engine.checkpoint(.main, at: horizon))
+        try await aSync.sync()
+        let archive = "refs/forkstore/archive/\(compaction.checkpoint.hex)"
+        #expect(try await git("--git-dir", lab.remotePath, "update-ref", "-d", archive).status == 0)
+
+        try await b.save(Task2(id: "r3", title: "three, edited by b"))
+        try await bSync.sync()
+        try await aSync.sync()
+        for (name, store) in [("a", a), ("b", b)] {
+            let titles = Dictionary(uniqueKeysWithValues: try await store.records().map { ($0.id, $0.title) })
+            #expect(titles == ["r2": "two, edited by a", "r3": "three, edited by b"], "replica \(name)")
+        }
+        #expect(try await Checkpoints.root(in: lab.remotePath) == compaction.checkpoint.hex)
+    }
+
+    /// A checkpoint cut later on a history wins over an earlier one even when the earlier
+    /// one's commit carried a clock years ahead: commits after a far-future one move on only
+    /// within the maximum skew, so the later checkpoint has the lower `Clock`, but its
+    /// `Lamport` is higher, and that is compared first.
+    @Test func aLaterCheckpointWinsOverAnEarlierOneWithAFarFutureClock() async throws {
+        let lab = try await SyncLab()
+        let (a, aSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("a")
+        let (b, bSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("b")
+        try await a.save(Task2(id: "base", title: "base"))
+        var future = StoreOptions()
+        future.wallClock = { Date().addingTimeInterval(10 * 365 * 86_400) }
+        try await RecordStore<Task2>.open(at: a.path, options: future).save(Task2(id: "future", title: "a clock ten years ahead"))
+        let farFuture = try await a.head().id
+        try await a.save(Task2(id: "after", title: "after"))
+        let first = try #require(try a.engine.checkpoint(.main, at: farFuture))
+        try await aSync.sync()
+        try await bSync.sync()
+        #expect(try await Checkpoints.root(in: lab.folder.child("b")) == first.checkpoint.hex)
+
+        try await a.save(Task2(id: "later", title: "later"))
+        let later = try await a.head().id
+        try await a.save(Task2(id: "last", title: "last"))
+        let second = try #require(try a.engine.checkpoint(.main, at: later))
+        let firstCommit = try #require(try await a.history(limit: nil).first { $0.id == second.checkpoint })
+        #expect(try await b.checkpoint()?.clock ?? HybridTime(milliseconds: 0) > firstCommit.clock, "the set-up needs a lower clock")
+        try await b.save(Task2(id: "b", title: "b on the first lineage"))
+        try await aSync.sync()
+        try await bSync.sync()
+        try await aSync.sync()
+
+        let expected: Set = ["base", "future", "after", "later", "last", "b"]
+        for (name, store) in [("a", a), ("b", b)] {
+            #expect(Set(try await store.records().map(\.id)) == expected, "replica \(name)")
+            #expect(try await Checkpoints.root(in: lab.folder.child(name)) == second.checkpoint.hex, "replica \(name)")
+        }
+        #expect(try await a.head().id == (try await b.head().id))
+        #expect(try await Checkpoints.root(in: lab.remotePath) == second.checkpoint.hex)
+        #expect(try await git("--git-dir", lab.remotePath, "fsck", "--strict").status == 0)
+    }
+
     /// A writer edits offline while the owner removes them and compacts. Their replica adopts
     /// the owner's lineage but refuses to carry their commits over (they may no longer write
     /// there), so nothing of theirs reaches the remote or the owner.

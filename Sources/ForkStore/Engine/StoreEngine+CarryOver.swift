@@ -64,9 +64,8 @@ extension StoreEngine {
 
     /// Where to carry `losing` from: the newest commit of its history that the winning
     /// lineage already carried (its `Carried-From`), so nothing is carried twice; else the
-    /// merge bases of the nearest old heads that share history: the losing head or an archive
-    /// behind its lineage, and an archive behind the winning lineage; none when the archives
-    /// were dropped.
+    /// merge bases of the nearest old heads that share history (``oldHeads(from:in:)``); none
+    /// when this store holds no history the two share.
     func carryBase(losing: Commit, winning: Commit, in session: StoreSession) throws -> CarryBase {
         let losingID = losing.id.objectID
         var current: Commit? = winning
@@ -82,11 +81,10 @@ extension StoreEngine {
             }
             current = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
         }
-        // The old heads of each side, nearest first: the losing head itself, then the archive
-        // its lineage's checkpoint replaced, and so on (a lineage compacted again); the first
-        // pair that shares history gives the base.
+        // The old heads of each side, nearest first; the first pair that shares history gives
+        // the base.
         let losingOld = try oldHeads(from: losing, in: session)
-        for winningOld in try oldHeads(from: winning, in: session).dropFirst() {
+        for winningOld in try oldHeads(from: winning, in: session) {
             for old in losingOld {
                 let bases = try session.mergeBases(old, winningOld)
                 if !bases.isEmpty { return .bases(bases) }
@@ -95,15 +93,27 @@ extension StoreEngine {
         return .bases([])
     }
 
-    /// `head`, then the archive of the checkpoint its lineage is rooted in, then that archive's,
-    /// as far as this store keeps them.
+    /// `head`, then, for the checkpoint its lineage is rooted in, the commit that checkpoint
+    /// stands in for and the archive it replaced (each when this store holds it), then the
+    /// same for the lineage of that archive (a history compacted again). A checkpoint's own
+    /// commit counts even without its archive: a replica still on the old history holds it,
+    /// and its tree is the checkpoint's.
     private func oldHeads(from head: Commit, in session: StoreSession) throws -> [Commit] {
         var heads = [head]
         var seen: Set<CommitID> = [head.id]
-        while let last = heads.last, heads.count < 16 {
+        var next: Commit? = head
+        while let last = next, heads.count < 32 {
+            next = nil
             let root = try session.lineageRoot(of: last.id.objectID)
-            guard root.isCheckpoint, let archive = try session.archiveHead(of: root.id), seen.insert(archive.id).inserted else { break }
-            heads.append(archive)
+            guard root.isCheckpoint else { break }
+            if let horizon = root.checkpointOf.flatMap({ try? session.commit($0.objectID) }), seen.insert(horizon.id).inserted {
+                heads.append(horizon)
+                next = horizon
+            }
+            if let archive = try session.archiveHead(of: root.id), seen.insert(archive.id).inserted {
+                heads.append(archive)
+                next = archive
+            }
         }
         return heads
     }

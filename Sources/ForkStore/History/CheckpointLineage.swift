@@ -18,16 +18,20 @@ extension Commit {
 
 
     /// Whether this checkpoint's lineage wins over `other`'s (FORMAT.md §16, adoption): the
-    /// newer checkpoint by its `Clock` (its commit C's), then its `Lamport`, then the higher
+    /// newer checkpoint by its `Lamport` (its commit C's), then its `Clock`, then the higher
     /// commit id; any checkpoint wins over a root that is none (the old history). Depends only
     /// on the two roots, so every replica picks the same lineage.
+    ///
+    /// `Lamport` comes first because it grows from parent to child without bound, where a
+    /// clock follows a far-future parent only within the maximum skew: a checkpoint cut later
+    /// on the same history always wins over one cut earlier.
     func winsAdoption(over other: Commit) -> Bool {
         switch (isCheckpoint, other.isCheckpoint) {
         case (true, false): return true
         case (false, true), (false, false): return false
         case (true, true):
-            if clock != other.clock { return clock > other.clock }
             if lamport != other.lamport { return lamport > other.lamport }
+            if clock != other.clock { return clock > other.clock }
             return other.id < id
         }
     }
