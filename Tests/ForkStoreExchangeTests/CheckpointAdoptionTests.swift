@@ -108,6 +108,44 @@ struct CheckpointAdoptionTests {
         #expect(try await Checkpoints.root(in: lab.remotePath) == compaction.checkpoint.hex)
     }
 
+    /// With `archive: .drop`, a replica drops an archive only once the remote holds it (the
+    /// exchange pushes it before the new lineage): until then a replica still on the old
+    /// history could not fetch it. The losing head of an adoption stays under a carried ref
+    /// until then too.
+    @Test func anArchiveIsDroppedOnlyOnceTheRemoteHasIt() async throws {
+        let lab = try await SyncLab()
+        var options = StoreOptions()
+        options.history = .keepCommits(2, archive: .drop)
+        let (a, aSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("a", options: options)
+        let (b, bSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("b", options: options)
+        for index in 0..<6 { try await a.save(Task2(id: "t\(index)", title: "old history")) }
+        try await aSync.sync()
+        try await bSync.sync()
+        let compaction = try #require(try await a.compactHistory(keeping: nil))
+        let archive = "refs/forkstore/archive/\(compaction.checkpoint.hex)"
+        let aPath = lab.folder.child("a"), bPath = lab.folder.child("b")
+        #expect(try await git("--git-dir", aPath, "rev-parse", "--verify", archive).status == 0, "dropped before it was pushed")
+        try await a.pack()
+        #expect(try await git("--git-dir", aPath, "rev-parse", "--verify", archive).status == 0, "dropped before it was pushed")
+
+        try await aSync.sync()
+        #expect(try await git("--git-dir", lab.remotePath, "rev-parse", "--verify", archive).status == 0)
+        try await a.pack()
+        #expect(try await git("--git-dir", aPath, "rev-parse", "--verify", archive).status != 0)
+
+        // b, still on the old history with an edit, carries it over and keeps its old head.
+        try await b.save(Task2(id: "b", title: "on the old history"))
+        let bOld = try await b.head().id.hex
+        try await bSync.sync()
+        #expect(Set(try await b.records().map(\.id)) == Set((0..<6).map { "t\($0)" } + ["b"]))
+        let carried = "refs/forkstore/archive/carried/\(bOld)"
+        #expect(try await git("--git-dir", bPath, "rev-parse", "--verify", carried).stdout.trimmed == bOld)
+        try await b.pack()  // the sync pushed the carry-over: cloud is on main's lineage
+        #expect(try await git("--git-dir", bPath, "rev-parse", "--verify", carried).status != 0)
+        try await aSync.sync()
+        #expect(Set(try await a.records().map(\.id)) == Set((0..<6).map { "t\($0)" } + ["b"]))
+    }
+
     /// A checkpoint cut later on a history wins over an earlier one even when the earlier
     /// one's commit carried a clock years ahead: commits after a far-future one move on only
     /// within the maximum skew, so the later checkpoint has the lower `Clock`, but its

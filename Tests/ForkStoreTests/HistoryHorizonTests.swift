@@ -76,6 +76,49 @@ struct HistoryHorizonTests {
         #expect(try await films.history().count == 2)
     }
 
+    /// On its own a policy compacts only once the history has grown to twice what it keeps,
+    /// so a pack after every few commits does not replay the kept commits each time; an
+    /// explicit `compactHistory(keeping:)` compacts at once.
+    @Test func packCompactsAgainOnlyOnceTheHistoryDoubled() async throws {
+        var options = StoreOptions()
+        options.history = .keepCommits(4)
+        let (folder, films) = try await makeFilms(options, edits: 7)  // 8 commits: not past 2 × 4
+        _ = folder
+        try await films.pack()
+        #expect(try await films.checkpoint() == nil)
+        try await films.save(Film(id: "ninth", title: "Ninth", year: 9))
+        try await films.pack()
+        let first = try #require(try await films.checkpoint())
+        #expect(try await films.history().count == 5)
+        for index in 0..<3 { try await films.save(Film(id: "n\(index)", title: "N", year: index)) }
+        try await films.pack()  // 8 commits from the checkpoint: not yet
+        #expect(try await films.checkpoint()?.id == first.id)
+        #expect(try await films.history().count == 8)
+        try await films.save(Film(id: "n4", title: "N", year: 4))
+        try await films.pack()
+        #expect(try await films.checkpoint()?.id != first.id)
+        #expect(try await films.history().count == 5)
+        // Asked for, a compaction happens whatever the length.
+        try await films.save(Film(id: "n5", title: "N", year: 5))
+        #expect(try await films.compactHistory(keeping: .keepCommits(4)) != nil)
+    }
+
+    @Test func keepDaysCompactsAgainOnlyOnceTheOldestCommitIsTwiceThatOld() async throws {
+        let clock = TestClock()
+        var options = clock.options
+        options.history = .keepDays(2)
+        let (folder, films) = try await makeFilms(options, edits: 3)
+        _ = folder
+        clock.advance(3 * 86_400)
+        try await films.save(Film(id: "new", title: "New", year: 2026))
+        try await films.pack()  // the oldest commit is 3 days old: not past 4
+        #expect(try await films.checkpoint() == nil)
+        clock.advance(86_400 + 60)
+        try await films.save(Film(id: "newer", title: "Newer", year: 2026))
+        try await films.pack()
+        #expect(try await films.checkpoint() != nil)
+    }
+
     @Test func forksAfterTheHorizonMoveOntoTheNewHistory() async throws {
         let (folder, films) = try await makeFilms(edits: 4)
         _ = folder
@@ -137,6 +180,9 @@ struct HistoryHorizonTests {
         #expect(records["f2"] == "Edited on main")
         #expect(records["early"] == "Early")
         #expect(Set(records.keys) == ["early", "f1", "f2", "f3", "m0", "m1", "m2"])
+        // The losing head stays archived, as the history a compaction replaces does.
+        let earlyHead = try await films.head(of: early).id.hex
+        #expect(try await output("--git-dir", films.path, "rev-parse", "refs/forkstore/archive/carried/\(earlyHead)") == earlyHead)
 
         // The other way: `other` moves onto main's lineage, its edit carried.
         try await films.mergeFromMain(into: other)

@@ -17,10 +17,27 @@ extension StoreEngine {
         let sourceWins = sourceRoot.winsAdoption(over: targetRoot)
         let (winning, losing) = sourceWins ? (source, target) : (target, source)
         let carry = try carryOver(losing, onto: winning, resolver: resolver, in: session)
+        try keepLosingHead(losing, in: session)
         guard let commit = carry.commit else {
             return (sourceWins ? .move(to: source.id.objectID, as: .fastForwarded) : .nothing, nil)
         }
         return (.commit(tree: commit.tree, parents: [winning.id.objectID], message: commit.message), carry)
+    }
+
+    /// Keeps the losing head of an adoption under its carried ref, before the fork moves off
+    /// it: its changes were carried, and its history stays archived until the policy drops
+    /// the archives, as a compaction keeps the history it replaced.
+    private func keepLosingHead(_ losing: Commit, in session: StoreSession) throws {
+        let name = Checkpoint.carriedReference(of: losing.id), repository = session.repository
+        let kept = try git("keeping \(name)") { () throws(GitError) in
+            if try repository.resolveReference(name) == nil {
+                try repository.updateReference(name, to: losing.id.objectID, expecting: nil, logMessage: "forkstore: carried")
+            }
+            return try repository.resolveReference(name)
+        }
+        guard kept == losing.id.objectID else {
+            throw StoreError.repository(operation: "keeping the losing head", reason: "the ref \(name) did not read back")
+        }
     }
 
     /// The checkpoint `main`'s lineage is rooted in, when the remote's `main` (`remoteHead`,

@@ -241,41 +241,59 @@ extension StoreEngine {
         return moved
     }
 
-    /// Compacts `main` as `policy` asks (nil: the store's ``StoreOptions/history``): the commit
-    /// the policy puts at the horizon becomes the checkpoint. With ``ArchivePolicy/drop``, the
-    /// archive refs are then removed. Nil when the history is within the policy.
+    /// Compacts `main` as `policy` asks: the commit the policy puts at the horizon becomes the
+    /// checkpoint. With nil, as the store's ``StoreOptions/history`` asks, once compaction is
+    /// due (``HistoryPolicy/isDue(root:length:now:)``); an explicit policy compacts at once.
+    /// With ``ArchivePolicy/drop``, the archive refs are then removed. Nil when the history is
+    /// within the policy.
     func compactHistory(_ policy: HistoryPolicy? = nil) throws -> Compaction? {
-        let policy = policy ?? options.history
-        guard !policy.keepsEverything else { return nil }
-        let now = options.wallClock()
-        let outcome = try write { session -> Compaction? in
-            guard let horizon = try horizon(of: .main, under: policy, now: now, in: session) else { return nil }
-            return try compactLocked(.main, at: horizon, in: session)
-        }
-        if let outcome { published(outcome) }
-        if policy.archive == .drop { _ = try dropArchives() }
+        let outcome = try compact(under: policy ?? options.history, onlyWhenDue: policy == nil)
+        if (policy ?? options.history).archive == .drop { _ = try dropArchives() }
         return outcome
     }
 
-    /// The commit `policy` puts at the horizon of `fork`; nil when its history is within it.
-    func horizon(of fork: Fork, under policy: HistoryPolicy, now: Date, in session: StoreSession) throws -> CommitID? {
+    /// Compacts `main` at the horizon `policy` sets, once due when `onlyWhenDue`; drops nothing.
+    private func compact(under policy: HistoryPolicy, onlyWhenDue: Bool) throws -> Compaction? {
+        guard !policy.keepsEverything else { return nil }
+        let now = options.wallClock()
+        let outcome = try write { session -> Compaction? in
+            guard let horizon = try horizon(of: .main, under: policy, now: now, onlyWhenDue: onlyWhenDue, in: session) else { return nil }
+            return try compactLocked(.main, at: horizon, in: session)
+        }
+        if let outcome { published(outcome) }
+        return outcome
+    }
+
+    /// The commit `policy` puts at the horizon of `fork`; nil when its history is within it,
+    /// or, `onlyWhenDue`, when it has not yet grown to where the policy compacts again.
+    func horizon(of fork: Fork, under policy: HistoryPolicy, now: Date, onlyWhenDue: Bool, in session: StoreSession) throws -> CommitID? {
         var current = try session.head(of: fork)
         var steps = 0
+        var horizon: Commit?
         while true {
-            if policy.isHorizon(current, stepsBelowHead: steps, now: now) { return current.parents.isEmpty ? nil : current.id }
-            guard let parent = current.parents.first else { return nil }
+            if horizon == nil, policy.isHorizon(current, stepsBelowHead: steps, now: now) {
+                if current.parents.isEmpty { return nil }
+                horizon = current
+                if !onlyWhenDue { break }
+            }
+            guard let parent = current.parents.first else { break }
             try StoreThread.checkCancellation()
             current = try session.commit(parent.objectID)
             steps += 1
+            // Far enough down to know compaction is due: no need to walk to the root.
+            if horizon != nil, policy.isDue(root: nil, length: steps + 1, now: now) { break }
         }
+        guard let horizon else { return nil }
+        if onlyWhenDue, !policy.isDue(root: current, length: steps + 1, now: now) { return nil }
+        return horizon.id
     }
 
-    /// Removes every archive ref, so that the next pack frees the old history. Returns how
-    /// many were removed.
+    /// Removes the archive refs the remote no longer needs (``droppableArchives(in:)``), so
+    /// that the next pack frees the old history. Returns how many were removed.
     func dropArchives() throws -> Int {
         try write { session in
             let repository = session.repository
-            let archives = try git("listing archives") { () throws(GitError) in try repository.references(withPrefix: Checkpoint.archivePrefix) }
+            let archives = try droppableArchives(in: session)
             guard !archives.isEmpty else { return 0 }
             // Noted before any ref goes, so a pack after a crash still frees what they kept.
             let marker = repository.gitDirectory + Self.pruneMarker
@@ -291,6 +309,27 @@ extension StoreEngine {
         }
     }
 
+    /// The archive refs a policy may drop: all of them with no `cloud` (the store never
+    /// synced); otherwise only once the remote holds what replaces them, so a replica still on
+    /// the old history can fetch them from it first. An archive of K goes once `cloud`'s
+    /// lineage is rooted in K or in a checkpoint that wins over K: the exchange pushes a
+    /// lineage's archive before the lineage. A carried head goes once `cloud`'s lineage is
+    /// `main`'s.
+    private func droppableArchives(in session: StoreSession) throws -> [(name: String, target: ObjectID)] {
+        let archives = try git("listing archives") { () throws(GitError) in
+            try session.repository.references(withPrefix: Checkpoint.archivePrefix)
+        }
+        guard !archives.isEmpty, let cloud = try session.headID(of: .cloud) else { return archives }
+        let cloudRoot = try session.lineageRoot(of: cloud)
+        let mainRoot = try session.lineageRoot(of: session.head(of: .main).id.objectID)
+        return archives.filter { archive in
+            guard let checkpoint = Checkpoint.checkpoint(ofArchive: archive.name) else { return cloudRoot.id == mainRoot.id }
+            if cloudRoot.id == checkpoint { return true }
+            guard let replaced = try? session.commit(checkpoint.objectID) else { return cloudRoot.isCheckpoint }
+            return cloudRoot.winsAdoption(over: replaced)
+        }
+    }
+
     /// The file whose presence tells ``pack()`` that dropped archives left objects to free.
     static let pruneMarker = "forkstore-prune-due"
 
@@ -301,7 +340,7 @@ extension StoreEngine {
         let policy = options.history
         if !policy.keepsEverything {
             do {
-                _ = try compactHistory(HistoryPolicy(horizon: policy.horizon, archive: .keep))
+                _ = try compact(under: policy, onlyWhenDue: true)
             } catch let error as StoreError where error.code == .compactionRefused {
                 options.logger.debug("pack did not compact: \(error.message)")
             }

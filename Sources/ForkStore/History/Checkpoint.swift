@@ -17,6 +17,16 @@ enum Checkpoint {
         archivePrefix + checkpoint.hex
     }
 
+    /// Where the losing heads of adoptions are kept: `refs/forkstore/archive/carried/<L full
+    /// hex>` names a head whose changes a carry-over took onto another lineage, so its history
+    /// stays as archived as the old history a compaction replaced.
+    static let carriedPrefix = archivePrefix + "carried/"
+
+    /// The ref that keeps `head`, the losing head of an adoption.
+    static func carriedReference(of head: CommitID) -> String {
+        carriedPrefix + head.hex
+    }
+
     /// The checkpoint an archive ref names; nil when `name` is not an archive ref.
     static func checkpoint(ofArchive name: String) -> CommitID? {
         guard name.hasPrefix(archivePrefix) else { return nil }

@@ -26,13 +26,16 @@ public struct HistoryPolicy: Sendable, Hashable, CustomStringConvertible {
     public static let keepEverything = HistoryPolicy(horizon: .everything, archive: .keep)
 
     /// Keep the commits of the last `days` days on `main`'s first-parent history; the newest
-    /// commit older than that becomes the checkpoint.
+    /// commit older than that becomes the checkpoint. On its own (in `pack()` and on the
+    /// exchange's schedule) a store compacts once its oldest commit is older than twice `days`.
     public static func keepDays(_ days: Int, archive: ArchivePolicy = .keep) -> HistoryPolicy {
         HistoryPolicy(horizon: .days(max(days, 0)), archive: archive)
     }
 
     /// Keep the last `count` commits of `main`'s first-parent history; the commit `count`
-    /// steps below the head becomes the checkpoint.
+    /// steps below the head becomes the checkpoint. On its own (in `pack()` and on the
+    /// exchange's schedule) a store compacts once the history holds more than twice `count`
+    /// commits, so each compaction replays at most half of what it keeps.
     public static func keepCommits(_ count: Int, archive: ArchivePolicy = .keep) -> HistoryPolicy {
         HistoryPolicy(horizon: .commits(max(count, 1)), archive: archive)
     }
@@ -47,6 +50,21 @@ public struct HistoryPolicy: Sendable, Hashable, CustomStringConvertible {
         case .everything: return "keep everything"
         case .days(let days): return "keep \(days) day\(days == 1 ? "" : "s")\(archived)"
         case .commits(let count): return "keep \(count) commit\(count == 1 ? "" : "s")\(archived)"
+        }
+    }
+
+    /// Whether a history of `length` first-parent commits, whose oldest is `root` (nil: not
+    /// reached yet), has grown to where a policy compacts again on its own (in `pack()` and on
+    /// the exchange's schedule): past twice its commits, or with its oldest commit older than
+    /// twice its days. The slack keeps what each compaction replays, the commits kept, below
+    /// the commits written since the last one.
+    func isDue(root: Commit?, length: Int, now: Date) -> Bool {
+        switch horizon {
+        case .everything: return false
+        case .commits(let count): return length - count > count
+        case .days(let days):
+            guard let root else { return false }
+            return root.date < now.addingTimeInterval(-2 * Double(days) * 86_400)
         }
     }
 
