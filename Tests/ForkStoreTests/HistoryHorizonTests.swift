@@ -119,6 +119,26 @@ struct HistoryHorizonTests {
         #expect(try await films.checkpoint() != nil)
     }
 
+    /// Freeing the old history waits for no sync and takes nothing from one: while the sync
+    /// lock is held (a sync may have moved fetched packs in before the ref that reaches them),
+    /// pack leaves the freeing, and its note, to the next pack.
+    @Test func freeingTheOldHistoryIsLeftForLaterWhileASyncRuns() async throws {
+        var options = StoreOptions()
+        options.history = .keepCommits(2, archive: .drop)
+        options.pruneGracePeriod = 0
+        let (folder, films) = try await makeFilms(options, edits: 12)
+        _ = folder
+        let old = try await films.history()[8]
+        let ran = try films.engine.withSyncLock(waitingAtMost: .zero) { try films.pack() }
+        #expect(ran != nil)
+        #expect(try await git("--git-dir", films.path, "cat-file", "-e", old.id.hex).status == 0, "freed under a running sync")
+        #expect(FileManager.default.fileExists(atPath: films.path + "/forkstore-prune-due"))
+        try await films.pack()
+        #expect(try await git("--git-dir", films.path, "cat-file", "-e", old.id.hex).status != 0)
+        #expect(!FileManager.default.fileExists(atPath: films.path + "/forkstore-prune-due"))
+        try await expectFsckClean(films.path)
+    }
+
     @Test func forksAfterTheHorizonMoveOntoTheNewHistory() async throws {
         let (folder, films) = try await makeFilms(edits: 4)
         _ = folder

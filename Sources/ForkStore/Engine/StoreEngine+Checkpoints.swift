@@ -350,17 +350,24 @@ extension StoreEngine {
         return FileManager.default.fileExists(atPath: gitDirectory + Self.pruneMarker)
     }
 
-    /// Frees what no reference reaches (``Repository/repackReachable()``), under the writer
-    /// and packing locks, then clears the note ``dropArchives()`` left.
-    func freeUnreachableObjects() throws {
-        try write { session in
-            try packingLock.withLock {
-                let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable(gracePeriod: options.pruneGracePeriod) }
-                options.logger.debug("kept \(pruning.kept) reachable objects; removed \(pruning.removedPacks) packs and \(pruning.removedLoose) loose objects")
-                // Young files may still hold old history: the next pack looks again.
-                if pruning.young == 0 { try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker) }
+    /// Frees what no reference reaches (``Repository/repackReachable()``), under the sync,
+    /// writer and packing locks, then clears the note ``dropArchives()`` left. A sync running
+    /// now may have moved fetched packs into the store before the ref that reaches them: the
+    /// freeing then waits for the next pack rather than for the sync. Returns whether it ran.
+    @discardableResult
+    func freeUnreachableObjects() throws -> Bool {
+        let freed: Void? = try withSyncLock(waitingAtMost: .zero) {
+            try write { session in
+                try packingLock.withLock {
+                    let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable(gracePeriod: options.pruneGracePeriod) }
+                    options.logger.debug("kept \(pruning.kept) reachable objects; removed \(pruning.removedPacks) packs and \(pruning.removedLoose) loose objects")
+                    // Young files may still hold old history: the next pack looks again.
+                    if pruning.young == 0 { try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker) }
+                }
             }
         }
+        if freed == nil { options.logger.debug("a sync is running: the old history is freed by the next pack") }
+        return freed != nil
     }
 
     /// The checkpoint at the root of a fork's history, if its history was compacted.
