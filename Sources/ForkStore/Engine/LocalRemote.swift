@@ -11,7 +11,8 @@ import Foundation
 /// network remote. A push writes one pack into the remote (on disk, with its index, before
 /// the remote's `main` moves) and moves `main` with a compare-and-swap, so a replica that
 /// pushed in between makes this push a refusal, not a loss. Like libgit2's local transport,
-/// it runs no hooks in the remote.
+/// it runs no hooks in the remote; like git's `receive-pack`, it honours the remote's
+/// `receive.denyNonFastForwards`.
 ///
 /// A repository with a working folder (its git directory in `.git`) is fetched from the same
 /// way, so the same limits hold before any object is read: libgit2's local transport would
@@ -92,6 +93,7 @@ struct LocalRemote {
         let objects: [PackObject]
         if let lease = target.lease {
             guard remoteHead == lease else { return .behind("the remote's \(target.reference) is not what this replica last saw (stale info)") }
+            if let refusal = try refusal(replacing: remoteHead, of: target.reference, with: head, from: source) { return .rejected(refusal) }
             let remoteMain = try repository.resolveReference(Fork.main.referenceName)
             objects = try source.objectsToPush(head, replacing: [remoteHead, remoteMain].compactMap { $0 })
         } else {
@@ -110,6 +112,15 @@ struct LocalRemote {
         let packs = repository.packs().filter { RollUp.rollsUp($0) }
         if packs.count > RollUp.packsBefore { _ = try? repository.rollUp(RollUp.packsToRollUp(packs)) }
         return .accepted
+    }
+
+    /// Why the remote refuses to replace its branch `reference`, at `remoteHead`, with `head`,
+    /// which does not descend from it: git's `receive-pack` honours
+    /// `receive.denyNonFastForwards`, and so does a push here. Nil when it takes it.
+    private func refusal(replacing remoteHead: ObjectID?, of reference: String, with head: ObjectID, from source: Repository) throws(GitError) -> String? {
+        guard let remoteHead, reference.hasPrefix("refs/heads/"), try repository.configFlag("receive.denyNonFastForwards") == true else { return nil }
+        if source.contains(remoteHead), try source.isDescendant(head, of: remoteHead) { return nil }
+        return "denying non-fast-forward \(reference) (receive.denyNonFastForwards)"
     }
 }
 

@@ -8,7 +8,8 @@ package enum PushOutcome: Sendable, Equatable {
     /// The remote's `main` holds commits the pushed one lacks, or moved while the push ran:
     /// another replica pushed first. Fetch, merge and push again.
     case behind(String)
-    /// The remote refused the update for another reason (a hook, a protected ref); pushing
+    /// The remote refused the update for another reason (a hook, a protected ref, a
+    /// replacement under a lease where the server refuses non-fast-forward updates); pushing
     /// again changes nothing until someone changes the server.
     case rejected(String)
 
@@ -165,7 +166,14 @@ extension Repository {
         }
         progress?(TransferStatistics(direction: .push, objects: objects.count, totalObjects: objects.count, bytes: writer.position))
         let report = try ReceivePackReport(reading: stream.read, on: target.reference) { state.remember($0 + "\n") }
-        return try report.outcome
+        let outcome = try report.outcome
+        // Under a lease the ref was still the expected commit when listed, and a ref that
+        // moved since is "failed to update ref": "non-fast-forward" is the server refusing
+        // any replacement (`receive.denyNonFastForwards`), which no retry changes.
+        if target.lease != nil, case .behind(let reason) = outcome, reason.lowercased().contains("non-fast-forward") {
+            return .rejected(reason)
+        }
+        return outcome
     }
 }
 
