@@ -185,7 +185,9 @@ extension StoreEngine {
     /// With `lease` (the remote's `main` as `cloud` last saw it), the push replaces the
     /// remote's `main` whatever its history (a checkpoint lineage over the old one, FORMAT.md
     /// §16), but only while the remote's `main` is still that commit; otherwise it is
-    /// ``PushOutcome/behind(_:)``: fetch, adopt and try again.
+    /// ``PushOutcome/behind(_:)``: fetch, adopt and try again. A server that refuses
+    /// non-fast-forward updates makes it ``PushOutcome/rejected(_:)``
+    /// (``carryOntoRemoteLineage(resolvingConflicts:)``).
     package func pushMain(
         _ head: CommitID, to url: String, localPath: String? = nil, replacing lease: CommitID?? = nil, options remoteOptions: RemoteOptions
     ) throws -> PushOutcome {
