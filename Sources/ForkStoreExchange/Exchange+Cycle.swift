@@ -19,6 +19,7 @@ extension Exchange {
                 report.fetchedCommits += pushed.fetchedCommits
                 report.conflicts += pushed.conflicts
                 report.uploadedAssets += pushed.uploadedAssets
+                report.carriedOntoRemoteHistory = report.carriedOntoRemoteHistory || pushed.carriedOntoRemoteHistory
                 if let merge = pushed.merge { report.merge = merge }
             }
             downloadByPolicy(&report)
@@ -51,6 +52,8 @@ extension Exchange {
     /// store's replica that is no owner leaves compaction to an owner.
     private func compactIfDue() throws(ExchangeError) -> CommitID? {
         guard let interval = options.compactionInterval else { return nil }
+        // The remote would not take the new lineage: main would only go back onto its history.
+        if state.withLock({ $0.remoteRefusesHistoryReplacement }) { return nil }
         let now = Date()
         if let last = state.withLock({ $0.lastCompaction }), now.timeIntervalSince(last) < interval.seconds { return nil }
         let compaction: Compaction?
@@ -94,6 +97,8 @@ extension Exchange {
         try checkLocalRemote()
         let engine = store.engine
         var report = SyncReport()
+        let refusesReplacement = try step { try engine.refusesReplacement(remote.url) }
+        update { $0.remoteRefusesHistoryReplacement = refusesReplacement }
         // A push the server refused, and the remote head we had then: if the remote has not
         // moved since, the refusal was not a lost race but a real one (a hook, a protection).
         var refusal: (reason: String, remoteHead: CommitID?)?
@@ -165,8 +170,11 @@ extension Exchange {
     /// Pushes the commits of `main` that the remote (as `cloud` last saw it) lacks, after the
     /// app's check and after uploading the assets they reference, and moves `cloud` when the
     /// remote took them; accepted too when there was nothing to push.
-    private func push(_ report: inout SyncReport, assetsOnRemote: inout Set<AssetID>) throws(ExchangeError) -> PushOutcome {
+    private func push(
+        _ report: inout SyncReport, assetsOnRemote: inout Set<AssetID>, afterRefusal: Bool = false
+    ) throws(ExchangeError) -> PushOutcome {
         let engine = store.engine
+        if state.withLock({ $0.remoteRefusesHistoryReplacement }) { try carryOntoRemoteLineage(&report) }
         let outgoing = try step { try engine.outgoingCommits() }
         if let head = outgoing.first?.id {
             if let validate = options.validateBeforePush {
@@ -174,7 +182,19 @@ extension Exchange {
             }
             // The remote never holds a commit whose assets it lacks.
             report.uploadedAssets += try uploadAssets(introducedBy: outgoing, alreadyOnRemote: &assetsOnRemote)
-            let outcome = try pushMain(head)
+            let outcome: PushOutcome
+            switch try pushMain(head) {
+            case .pushed(let pushed): outcome = pushed
+            case .replacementRefused(let reason) where afterRefusal:
+                return .rejected(reason)
+            case .replacementRefused(let reason):
+                // Remembered first, so the push below (and every later sync) carries main onto
+                // the remote's lineage and sends it as a fast-forward.
+                try step { try engine.rememberRefusedReplacement(by: remote.url, reason: reason) }
+                update { $0.remoteRefusesHistoryReplacement = true }
+                report.pushAttempts += 1
+                return try push(&report, assetsOnRemote: &assetsOnRemote, afterRefusal: true)
+            }
             guard outcome == .accepted else { return outcome }
             try step { try engine.moveCloud(to: head) }
             report.pushedCommits = outgoing.count
@@ -183,24 +203,51 @@ extension Exchange {
         return .accepted
     }
 
+    /// What pushing `main` came to.
+    private enum MainPush {
+        /// The push's outcome.
+        case pushed(PushOutcome)
+        /// `main` would replace the remote's lineage, and the remote refused, its `main` still
+        /// what `cloud` last saw: a server that refuses non-fast-forward updates.
+        case replacementRefused(String)
+    }
+
     /// Pushes `head` as the remote's `main`: a fast-forward, or, when `main` is on a
     /// checkpoint lineage the remote does not hold yet (this replica compacted, or its
     /// lineage won the adoption rule), a replacement under a lease: taken only while the
     /// remote's `main` is still what `cloud` last saw, after the lineage's archive (FORMAT.md
     /// §16). A lost lease is ``PushOutcome/behind(_:)``: the cycle fetches, adopts and retries.
-    private func pushMain(_ head: CommitID) throws(ExchangeError) -> PushOutcome {
+    /// A replacement the remote refuses although its `main` had not moved (the archive ref or
+    /// the forced update) is ``MainPush/replacementRefused(_:)``.
+    private func pushMain(_ head: CommitID) throws(ExchangeError) -> MainPush {
         let engine = store.engine
         let cloud = try step { try store.hasFork(.cloud) ? store.head(of: .cloud).id : nil }
         guard let replaced = try step({ try engine.replacedLineage(pushing: head, over: cloud) }) else {
-            return try step(during: "push") { try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push)) }
+            return .pushed(try step(during: "push") {
+                try engine.pushMain(head, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push))
+            })
         }
         let archived = try step(during: "push") {
             try engine.pushArchive(of: replaced.checkpoint, to: remote.url, localPath: remote.localPath, options: remoteOptions(.push))
         }
-        guard archived == .accepted else { return archived }
-        return try step(during: "push") {
+        if case .rejected(let reason) = archived { return .replacementRefused("the archive ref was refused: \(reason)") }
+        guard archived == .accepted else { return .pushed(archived) }
+        let replacing = try step(during: "push") {
             try engine.pushMain(head, to: remote.url, localPath: remote.localPath, replacing: .some(cloud), options: remoteOptions(.push))
         }
+        if case .rejected(let reason) = replacing { return .replacementRefused(reason) }
+        return .pushed(replacing)
+    }
+
+    /// Moves `main`, when it is on a checkpoint lineage the remote's `main` (as `cloud` last
+    /// saw it) is not, back onto the remote's lineage, its changes carried over: what a sync
+    /// does with a remote that refuses to have its `main` replaced.
+    private func carryOntoRemoteLineage(_ report: inout SyncReport) throws(ExchangeError) {
+        let merge = try step { try store.engine.carryOntoRemoteLineage(resolvingConflicts: options.conflictResolver) }
+        guard merge != .upToDate else { return }
+        report.carriedOntoRemoteHistory = true
+        report.merge = merge
+        report.conflicts += Self.conflicts(of: merge)
     }
 
     /// The remote's archive of the checkpoint lineage `fetched` is on, when this replica is on

@@ -29,6 +29,11 @@ public struct ExchangeStatus: Sendable, Equatable {
     public var lastSuccess: Date?
     /// When this exchange last compacted the store's history (``ExchangeOptions/compactionInterval``).
     public var lastCompaction: Date?
+    /// Whether the remote refuses to have its `main` replaced by a compacted history (a server
+    /// that refuses non-fast-forward updates, such as `receive.denyNonFastForwards` or a
+    /// protected branch), as a sync found: syncs then keep `main` on the remote's history and
+    /// do not compact (see <doc:Checkpoints>). The store remembers it for this remote's URL.
+    public var remoteRefusesHistoryReplacement = false
     /// The fetch the last sync refused, kept for inspection until the next sync removes it;
     /// nil when the last sync kept none.
     public var quarantine: QuarantinedFetch?
@@ -71,6 +76,10 @@ public struct SyncReport: Sendable, Equatable {
     /// Assets uploaded before the push: those the pushed commits reference that the remote
     /// lacked.
     public var uploadedAssets = 0
+    /// Whether this sync moved `main` from a compacted history back onto the remote's, its
+    /// changes carried over, because the remote refuses to have its `main` replaced
+    /// (``ExchangeStatus/remoteRefusesHistoryReplacement``).
+    public var carriedOntoRemoteHistory = false
     /// The checkpoint this sync compacted the store's history to
     /// (``ExchangeOptions/compactionInterval``); nil when it did not compact.
     public var checkpoint: CommitID?
