@@ -87,9 +87,18 @@ struct RefusedReplacementTests {
         let after = try await git("--git-dir", lab.remotePath, "for-each-ref", "refs/forkstore/archive").stdout
         #expect(after == archives, "no archive of \(again.checkpoint.short) pushed")
         #expect(try await oneSync.sync().pushedCommits == 0, "nothing left to push")
+        // pack() under a policy no longer compacts: the next sync would only carry main back.
+        var policy = StoreOptions()
+        policy.history = .keepCommits(1)
+        let packing = try await RecordStore<Task2>.open(at: lab.folder.child("one"), options: policy)
+        for index in 0..<3 { try await packing.save(Task2(id: "p\(index)", title: "before a pack")) }
+        try await packing.pack()
+        #expect(try await packing.checkpoint() == nil)
+        try await oneSync.sync()
 
         try await twoSync.sync()
-        let expected: [String: String] = ["a": "first edit", "b": "second edit", "n": "after the second compaction"]
+        var expected: [String: String] = ["a": "first edit", "b": "second edit", "n": "after the second compaction"]
+        for index in 0..<3 { expected["p\(index)"] = "before a pack" }
         let records = try await two.records()
         #expect(Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0.title) }) == expected)
         for folder in [lab.remotePath, lab.folder.child("one"), lab.folder.child("two")] {

@@ -334,11 +334,13 @@ extension StoreEngine {
     static let pruneMarker = "forkstore-prune-due"
 
     /// What ``pack()`` does first under a history policy: compacts `main` (a shared store's
-    /// non-owner leaves that to an owner), drops the archives if the policy says so. Returns
+    /// non-owner leaves that to an owner; a store whose remote refused a replacement does not
+    /// compact, since its next sync would carry `main` back), drops the archives if the policy
+    /// says so. Returns
     /// whether objects were left unreachable, so the pack should free them.
     func compactBeforePacking() throws -> Bool {
         let policy = options.history
-        if !policy.keepsEverything {
+        if !policy.keepsEverything, try refusedReplacements().isEmpty {
             do {
                 _ = try compact(under: policy, onlyWhenDue: true)
             } catch let error as StoreError where error.code == .compactionRefused {

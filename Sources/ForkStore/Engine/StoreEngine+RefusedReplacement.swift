@@ -72,7 +72,9 @@ extension StoreEngine {
         }
     }
 
-    private func refusedReplacements() throws -> Set<String> {
+    /// The remotes that refused to have their `main` replaced; while one did, compacting on
+    /// one's own (in `pack()`) gains nothing, since the next sync carries `main` back.
+    func refusedReplacements() throws -> Set<String> {
         let file = try refusedReplacementsPath()
         guard let data = FileManager.default.contents(atPath: file) else { return [] }
         return Set(String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init))
