@@ -65,6 +65,32 @@ struct LFSBatchAnswerTests {
         #expect(quiet.objects.count == 2)
     }
 
+    /// `expires_in` counts from the answer's arrival, `expires_at` is RFC 3339 (with or
+    /// without fractions); the earlier wins; 0, a year or more, or a time this client cannot
+    /// read set no limit.
+    @Test func expiriesAreReadAsGitLFSReadsThem() throws {
+        func expiry(_ extra: String) throws -> Date? {
+            guard case .actions(let actions)? = try Self.parse(Self.answer(Self.entry(Self.a, #""actions":"# + Self.action("download", extra: extra)))).objects[Self.a.id]
+            else { return nil }
+            return actions["download"]?.expiresAt
+        }
+        let now = Date()
+        let inAMinute = try #require(try expiry(#","expires_in":60"#))
+        #expect(abs(inAMinute.timeIntervalSince(now) - 60) < 5)
+        #expect(try expiry(#","expires_in":0"#) == nil)
+        #expect(try expiry(#","expires_in":31536000"#) == nil)
+        #expect(try expiry("") == nil)
+        let at = try #require(try expiry(#","expires_at":"2030-01-02T03:04:05Z""#))
+        #expect(at == Date(timeIntervalSince1970: 1_893_553_445))
+        let fractional = try #require(try expiry(#","expires_at":"2030-01-02T03:04:05.500Z""#))
+        #expect(fractional.timeIntervalSince1970 == 1_893_553_445.5)
+        #expect(try expiry(#","expires_at":"next tuesday""#) == nil)
+        let earlier = try #require(try expiry(#","expires_in":60,"expires_at":"2001-01-01T00:00:00Z""#))
+        #expect(earlier == Date(timeIntervalSince1970: 978_307_200))
+        #expect(LFSAction(href: try #require(HTTPURL("https://lfs.example/o")), headers: [], expiresAt: now.addingTimeInterval(3)).expires(within: 5, now: now))
+        #expect(!LFSAction(href: try #require(HTTPURL("https://lfs.example/o")), headers: [], expiresAt: now.addingTimeInterval(30)).expires(within: 5, now: now))
+    }
+
     @Test func malformedAnswersAreRefusedWhole() {
         let cases = [
             "", "null", "[]", "<html>", #"{"objects":{}}"#, #"{"objects":[1]}"#, #"{"transfer":"tus","objects":[]}"#,

@@ -46,6 +46,28 @@ struct LFSConcurrentTransferTests {
         #expect(try await upload(transport, objects.map(\.0), from: sending).sent == 0)
     }
 
+    /// Actions that run out while earlier objects move (giftless's tokens here last a second,
+    /// though its answers say 900): 24 objects of 2 MB downloaded at 2 MB/s each, 8 at a
+    /// time, so the later ones start after their tokens expired. Each such object is asked
+    /// about again and comes, rather than failing the transfer with a 401. (Uploads go at full
+    /// speed: giftless's server reads a whole body before it checks the token.)
+    @Test func actionsThatExpireBeforeTheirTurnAreAskedForAgain() async throws {
+        let lab = LFSLab()
+        let server = try await GiftlessServer(folder: lab.folder.child("giftless"), tokenLifetime: 1)
+        defer { server.stop() }
+        let sending = lab.assets("sending")
+        let objects = try (0..<24).map { try lab.add(pseudoRandomBytes(2 << 20, seed: 700 + UInt64($0)), to: sending) }
+        #expect(try await upload(try LFSTransport(endpoint: server.endpoint()), objects, from: sending).sent == 24)
+        let slow = try LFSTransport(endpoint: server.endpoint(), pause: .milliseconds(500))
+        let receiving = lab.assets("receiving")
+        _ = try await download(slow, objects, into: receiving)
+        for object in objects {
+            #expect(FileManager.default.contents(atPath: receiving.path(of: object.id)).map(Array.init)
+                == FileManager.default.contents(atPath: sending.path(of: object.id)).map(Array.init))
+        }
+        #expect(lab.leftovers(in: receiving).isEmpty)
+    }
+
     /// Eight objects of 2 MB at 4 MB/s each: their downloads overlap (one's progress events
     /// come between another's first and last), which one after the other they could not.
     @Test func objectsOfABatchMoveAtTheSameTime() async throws {
@@ -94,9 +116,9 @@ struct LFSConcurrentTransferTests {
         #expect(lab.leftovers(in: receiving).isEmpty)
     }
 
-    /// A 401 for one object's download fails the whole transfer: the error is thrown once
-    /// every worker has stopped, no object is asked for twice, and what is in the folder is
-    /// whole.
+    /// A 401 for one object's download, again with fresh actions, fails the whole transfer:
+    /// the error is thrown once every worker has stopped, no other object is asked for twice,
+    /// and what is in the folder is whole.
     @Test func aFailureOfTheWholeTransferStopsEveryWorker() async throws {
         let lab = LFSLab()
         // Letters: the small server sends text.
@@ -120,7 +142,9 @@ struct LFSConcurrentTransferTests {
             return
         }
         let gets = server.requests.filter { $0.requestLine.hasPrefix("GET ") }.map(\.requestLine)
-        #expect(Set(gets).count == gets.count && gets.contains { $0.contains(refused) })
+        #expect(gets.filter { $0.contains(refused) }.count == LFSTransport.actionAttempts, "\(gets)")
+        let others = gets.filter { !$0.contains(refused) }
+        #expect(Set(others).count == others.count)
         #expect(!receiving.contains(objects[5].id, size: objects[5].size))
         for object in objects where receiving.contains(object.id, size: object.size) {
             #expect(receiving.verify(object.id, size: object.size))

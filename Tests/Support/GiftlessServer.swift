@@ -34,7 +34,10 @@ public final class GiftlessServer: Sendable {
     public static let username = "tester"
     public static let password = "s3cret-LFS-Pa55"
 
-    public init(folder: String, authenticated: Bool = false, tls: Bool = false) async throws {
+    /// `tokenLifetime`: how many seconds the tokens of anonymous actions last (giftless's
+    /// default is 70: 60 and 10 of leeway), while their `expires_in` still says 900: a server
+    /// whose actions run out before it says they do.
+    public init(folder: String, authenticated: Bool = false, tls: Bool = false, tokenLifetime: Int? = nil) async throws {
         let python = try Self.requireEnvironment()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         storage = folder + "/lfs-objects"
@@ -50,6 +53,11 @@ public final class GiftlessServer: Sendable {
             AUTH_PROVIDERS:
               - \(authenticated ? "forkstore_behind_proxy:anyone" : "giftless.auth.allow_anon:read_write")
             \(authenticated ? "PRE_AUTHORIZED_ACTION_PROVIDER: null" : "")
+            \(!authenticated && tokenLifetime != nil ? """
+            PRE_AUTHORIZED_ACTION_PROVIDER:
+              factory: giftless.auth.jwt:factory
+              options: {algorithm: HS256, private_key: forkstore-test-key, default_lifetime: \((tokenLifetime ?? 70) - 10), key_id: giftless-internal-jwt-key}
+            """ : "")
 
             """
         try config.write(toFile: folder + "/giftless.yaml", atomically: true, encoding: .utf8)

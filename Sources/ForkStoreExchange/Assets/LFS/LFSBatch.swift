@@ -1,4 +1,5 @@
 import ForkStore
+import Foundation
 
 /// Which way a Git LFS batch request moves objects.
 package enum LFSOperation: String, Sendable {
@@ -48,6 +49,14 @@ package struct LFSBatchRequest: Sendable, Equatable {
 package struct LFSAction: Sendable, Equatable {
     package var href: HTTPURL
     package var headers: [HTTPHeader]
+    /// When the server said the action stops working (`expires_in` from the answer's
+    /// arrival, or `expires_at`, the earlier of the two); nil when it did not say.
+    package var expiresAt: Date? = nil
+
+    /// Whether the action has expired, or will within `margin` of `now`.
+    func expires(within margin: TimeInterval, now: Date = Date()) -> Bool {
+        expiresAt.map { $0 < now.addingTimeInterval(margin) } ?? false
+    }
 }
 
 /// What a batch answer says about one requested object.
@@ -194,16 +203,30 @@ package struct LFSBatchAnswer: Sendable, Equatable {
         default:
             return .failure(Problem(reason: "has a 'header' that is not an object"))
         }
+        var expiries: [Date] = []
         switch value["expires_in"] {
-        case nil, .number?: break
+        case nil: break
+        case .number(let text)?:
+            // As git-lfs reads it: seconds from now, 0 for no limit; past a year, no limit.
+            if let seconds = Double(text), seconds.isFinite, seconds != 0, seconds < 365 * 86_400 {
+                expiries.append(Date().addingTimeInterval(seconds))
+            }
         default: return .failure(Problem(reason: "has an 'expires_in' that is not a number"))
         }
         switch value["expires_at"] {
-        case nil, .string?: break
+        case nil: break
+        case .string(let text)?:
+            // RFC 3339; a time this client cannot read sets no limit (a 401 then asks again).
+            if let date = expiryFormats.lazy.compactMap({ try? $0.parse(text) }).first { expiries.append(date) }
         default: return .failure(Problem(reason: "has an 'expires_at' that is not a string"))
         }
-        return .success(LFSAction(href: href, headers: headers))
+        return .success(LFSAction(href: href, headers: headers, expiresAt: expiries.min()))
     }
+
+    /// The forms of `expires_at` read: RFC 3339 with and without fractions of a second.
+    private static let expiryFormats: [Date.ISO8601FormatStyle] = [
+        Date.ISO8601FormatStyle(), Date.ISO8601FormatStyle(includingFractionalSeconds: true),
+    ]
 
     /// The actions of the basic transfer.
     private static let knownActions: Set<String> = ["upload", "verify", "download"]

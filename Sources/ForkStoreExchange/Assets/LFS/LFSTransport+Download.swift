@@ -10,7 +10,8 @@ import Darwin
 
 extension LFSTransport {
     /// Brings `objects` into `folder`, in batches of 100, several at a time
-    /// (``LFSConcurrentTransfers``); those already there are skipped. Each goes to its partial
+    /// (``LFSConcurrentTransfers``); those already there are skipped. An object whose action
+    /// expired before its turn is asked about again (``withFreshActions(_:for:actions:session:secrets:_:)``). Each goes to its partial
     /// file, resuming from what an earlier download left there when the server honours
     /// `Range`, never past its size, and is moved into place only when it hashes to its id. A
     /// failure of one object (missing on the server, corrupt, refused) lets the others go on
@@ -47,7 +48,10 @@ extension LFSTransport {
             let actions = Dictionary(moves.map { (batch[$0.index].id, $0.action) }, uniquingKeysWith: { first, _ in first })
             let moved = try transfers.run(moves.map { batch[$0.index] }, transport: self, progress: progress) { transport, object, session, progress in
                 guard let action = actions[object.id] else { return }
-                try transport.fetch(object, into: folder, action: action, session: session, secrets: known, progress: progress)
+                try transport.withFreshActions(.download, for: object, actions: ["download": action], session: session, secrets: known) { actions, known in
+                    guard let action = actions["download"] else { return }
+                    try transport.fetch(object, into: folder, action: action, session: session, secrets: known, progress: progress)
+                }
             }
             for (position, failure) in moved { failures[moves[position].index] = failure }
             if firstFailure == nil, let first = failures.min(by: { $0.key < $1.key }) { firstFailure = first.value }
@@ -185,8 +189,9 @@ extension LFSTransport {
         return .refused(id, reason: reason)
     }
 
-    /// A failed status for an action's request: 401, 403 and 5xx fail the whole transfer;
-    /// a 404 or 410 of a download says the object is missing; anything else refuses the object.
+    /// A failed status for an action's request: 401, 403 (once fresh actions were refused too)
+    /// and 5xx fail the whole transfer; a 404 or 410 of a download says the object is missing;
+    /// anything else refuses the object.
     func actionFailure(_ id: AssetID, _ response: HTTPResponse, at url: HTTPURL, secrets: LFSSecrets, download: Bool) -> any Error {
         let reason = secrets.scrubbed("\(url.redacted) answered \(response.status)\(Self.serverMessage(response))")
         switch response.status {

@@ -6,7 +6,8 @@ extension LFSTransport {
     /// Sends those of `objects` the server lacks, reading each from `folder`, in batches of
     /// 100, several at a time (``LFSConcurrentTransfers``): a `PUT` of the whole file to the
     /// upload action's href (a stopped upload starts its object again), then the verify
-    /// action when there is one. Returns how many were sent; those the server has already are
+    /// action when there is one; an action that expired before its turn is asked for again
+    /// (``withFreshActions(_:for:actions:session:secrets:_:)``). Returns how many were sent; those the server has already are
     /// skipped. Objects not in `folder` are asked about too: a lazy replica edits records
     /// holding assets it never downloaded, which the server has; only one the server lacks as
     /// well is ``AssetTransferFailure/missingLocally(_:)``. A failure of one object (missing,
@@ -47,8 +48,12 @@ extension LFSTransport {
             let actions = Dictionary(moves.map { (batch[$0.index].id, ($0.upload, $0.verify)) }, uniquingKeysWith: { first, _ in first })
             let moved = try transfers.run(moves.map { batch[$0.index] }, transport: self, progress: progress) { transport, object, session, progress in
                 guard let (upload, verify) = actions[object.id] else { return }
-                try transport.put(object, from: folder, action: upload, session: session, secrets: known, progress: progress)
-                if let verify { try transport.verify(object, action: verify, session: session, secrets: known) }
+                let first = verify.map { ["upload": upload, "verify": $0] } ?? ["upload": upload]
+                try transport.withFreshActions(.upload, for: object, actions: first, session: session, secrets: known) { actions, known in
+                    guard let upload = actions["upload"] else { return }
+                    try transport.put(object, from: folder, action: upload, session: session, secrets: known, progress: progress)
+                    if let verify = actions["verify"] { try transport.verify(object, action: verify, session: session, secrets: known) }
+                }
             }
             for (position, failure) in moved { failures[moves[position].index] = failure }
             sent += moves.count - moved.count
