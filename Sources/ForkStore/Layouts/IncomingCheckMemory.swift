@@ -15,32 +15,40 @@ final class IncomingCheckMemory {
     private var current: [ObjectID: [TreeEntry]] = [:], previous: [ObjectID: [TreeEntry]] = [:]
     /// Checked record blobs: the id each holds, by blob and model version.
     private var records: [RecordKey: String] = [:]
-    /// At most this many trees are kept for the next commit, and at most
-    /// ``maximumRecords`` blobs remembered: beyond, they are read or checked again.
-    let maximumTrees: Int, maximumRecords: Int
+    /// About how many bytes the trees kept for the next commit and the blobs remembered take;
+    /// beyond ``maximumTreeBytes`` and ``maximumRecordBytes``, they are read or checked again.
+    private var treeBytes = 0, recordBytes = 0
+    let maximumTreeBytes: Int, maximumRecordBytes: Int
 
     private struct RecordKey: Hashable {
         var blob: ObjectID, modelVersion: Int?
     }
 
-    init(maximumTrees: Int = 200_000, maximumRecords: Int = 2_000_000) {
-        self.maximumTrees = maximumTrees
-        self.maximumRecords = maximumRecords
+    /// 16 MB for each by default, a phone's share of a first sync: 100,000 remembered record
+    /// blobs take about 9 MB, and the trees of a 100,000-record commit about 8 MB.
+    init(maximumTreeBytes: Int = 16 << 20, maximumRecordBytes: Int = 16 << 20) {
+        self.maximumTreeBytes = maximumTreeBytes
+        self.maximumRecordBytes = maximumRecordBytes
     }
 
     /// Moves on to the next commit: the trees read for the last one stay available to it.
     func nextCommit() {
         previous = current
         current = [:]
+        treeBytes = 0
     }
 
     /// The entries of a tree, read through `read` unless it was read for this commit or the
-    /// one checked before it; kept for the next commit.
+    /// one checked before it; kept for the next commit while they fit.
     func entries(of tree: ObjectID, _ read: (ObjectID) throws(StoreError) -> [TreeEntry]) throws(StoreError) -> [TreeEntry] {
         if let entries = current[tree] { return entries }
         let entries: [TreeEntry]
         if let kept = previous[tree] { entries = kept } else { entries = try read(tree) }
-        if current.count < maximumTrees { current[tree] = entries }
+        let cost = Self.cost(of: entries)
+        if treeBytes + cost <= maximumTreeBytes {
+            current[tree] = entries
+            treeBytes += cost
+        }
         return entries
     }
 
@@ -50,8 +58,17 @@ final class IncomingCheckMemory {
     }
 
     func remember(record id: String, in blob: ObjectID, modelVersion: Int?) {
-        guard records.count < maximumRecords else { return }
-        records[RecordKey(blob: blob, modelVersion: modelVersion)] = id
+        let cost = Self.entryOverhead + MemoryLayout<RecordKey>.stride + id.utf8.count
+        guard recordBytes + cost <= maximumRecordBytes else { return }
+        if records.updateValue(id, forKey: RecordKey(blob: blob, modelVersion: modelVersion)) == nil { recordBytes += cost }
+    }
+
+    /// A hash table's own share of an entry, and a string's or array's heap header.
+    private static let entryOverhead = 48
+
+    /// About what a tree's entries take: each entry and its name, the array and the key.
+    private static func cost(of entries: [TreeEntry]) -> Int {
+        entries.reduce(2 * entryOverhead) { $0 + MemoryLayout<TreeEntry>.stride + $1.name.utf8.count }
     }
 }
 
