@@ -154,22 +154,22 @@ package final class PackWriter {
         package let index: PackIndex
         package let offsets: [Int]
 
-        /// Where the object `id` went in the new pack, if this pack holds it.
+        /// Where the object `id` went in the new pack, if this pack holds it and it was copied.
         func offset(of id: ObjectID) -> Int? {
-            index.number(of: id).map { offsets[$0] }
+            index.number(of: id).flatMap { offsets[$0] >= 0 ? offsets[$0] : nil }
         }
     }
 
     /// Copies the entries of the pack at `path` (described by `index`), leaving out objects
-    /// that a pack copied before it (`earlier`) holds, and returns where each of its objects
-    /// is in the new pack. Each entry's bytes are checked against the CRC-32 its index holds, so
+    /// that a pack copied before it (`earlier`) holds, and those `keeping` (by object number)
+    /// does not keep, and returns where each of its objects is in the new pack. Each entry's bytes are checked against the CRC-32 its index holds, so
     /// a damaged pack is refused rather than copied; only the distances of offset deltas are
     /// rewritten.
     ///
     /// What it remembers is one offset per object (8 bytes); whether an object was copied
     /// before is looked up in the earlier packs' indexes, which are mapped files. (A dictionary
     /// of every object copied held 22 MB of a 1 GB import's 48 MB peak.)
-    package func copy(pack path: String, index: PackIndex, after earlier: [CopiedPack]) throws(PackError) -> CopiedPack {
+    package func copy(pack path: String, index: PackIndex, after earlier: [CopiedPack], keeping: [Bool]? = nil) throws(PackError) -> CopiedPack {
         let data = try MappedFile.map(path)
         guard data.count >= 32, data.prefix(8).elementsEqual(Self.signature) else {
             throw .damaged(path, "not a version-2 pack")
@@ -195,6 +195,7 @@ package final class PackWriter {
                     MappedFile.release(data, from: released, to: entry.offset)
                     released = entry.offset
                 }
+                if let keeping, !keeping[number] { continue }
                 if let existing = earlier.lazy.compactMap({ $0.offset(of: entry.id) }).first {
                     offsets[number] = existing
                     continue

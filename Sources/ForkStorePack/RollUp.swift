@@ -93,24 +93,69 @@ package enum RollUp {
             copied.append(try writer.copy(pack: pack.base + ".pack", index: index, after: copied))
         }
         copied = []
+        return try finish(writer, replacing: packs, in: folder, existing: existing, externalBase: externalBase, beforeReadBack: beforeReadBack)
+    }
+
+    /// Writes only the objects of `packs` that `kept` keeps into one new pack in `folder`,
+    /// reads it back, and only then removes `packs`: what freeing unreachable objects does,
+    /// as ``rollUp(_:in:fsync:externalBase:beforeReadBack:)`` does for all of them. With
+    /// nothing kept, no pack is written and `packs` are removed. Returns how many objects the
+    /// new pack holds.
+    ///
+    /// `kept` must hold its delta bases (``KeptObjects/keepDeltaBases()``).
+    @discardableResult
+    package static func rewrite(
+        keeping kept: KeptObjects, in folder: String, fsync: Bool,
+        externalBase: @escaping (ObjectID) -> PackReader.Object? = { _ in nil }
+    ) throws(PackError) -> Int {
+        let packs = kept.packs
+        guard !packs.isEmpty else { return 0 }
+        let count = kept.count
+        guard count > 0 else {
+            for pack in packs { remove(pack) }
+            return 0
+        }
+        let existing = Set(PackFile.packs(in: folder).map(\.base))
+        let writer = try PackWriter(directory: folder, objectCount: count, fsync: fsync)
+        var copied: [PackWriter.CopiedPack] = []
+        for (number, pack) in packs.enumerated() {
+            copied.append(try writer.copy(pack: pack.base + ".pack", index: kept.indexes[number], after: copied, keeping: kept.flags(ofPack: number)))
+        }
+        copied = []
+        // A reference delta's base outside the new pack must outlive the packs that go.
+        let outside: (ObjectID) -> PackReader.Object? = { id in kept.holds(id) ? nil : externalBase(id) }
+        return try finish(writer, replacing: packs, in: folder, existing: existing, externalBase: outside, beforeReadBack: nil)
+    }
+
+    /// Finishes the new pack, reads it back whole, then removes `packs` (but never the new
+    /// pack, nor one that was there before); on failure the new pack goes and they stay.
+    private static func finish(
+        _ writer: PackWriter, replacing packs: [PackFile], in folder: String, existing: Set<String>,
+        externalBase: @escaping (ObjectID) -> PackReader.Object?, beforeReadBack: ((String) -> Void)?
+    ) throws(PackError) -> Int {
         let count = writer.entryCount
         let base = (folder.hasSuffix("/") ? folder : folder + "/") + "pack-" + (try writer.finish())
         FreedMemory.giveBack()
         defer { FreedMemory.giveBack() }
         do throws(PackError) {
             beforeReadBack?(base + ".pack")
-            try PackReader(pack: base + ".pack", index: PackIndex(path: base + ".idx"), externalBase: externalBase).verify()
+            let index = try PackIndex(path: base + ".idx")
+            guard index.count == count else { throw PackError(.damaged, path: base + ".idx", "it lists \(index.count) objects, not \(count)") }
+            try PackReader(pack: base + ".pack", index: index, externalBase: externalBase).verify()
         } catch {
             if !existing.contains(base) {
                 // The index first: without it, no reader uses the pack.
                 unlink(base + ".idx")
                 unlink(base + ".pack")
             }
-            throw PackError(error.code, path: error.path, "the rolled-up pack did not read back, the old packs are kept: \(error.message)")
+            throw PackError(error.code, path: error.path, "the new pack did not read back, the old packs are kept: \(error.message)")
         }
-        for pack in packs where pack.base != base {
-            for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
-        }
+        for pack in packs where pack.base != base { remove(pack) }
         return count
+    }
+
+    private static func remove(_ pack: PackFile) {
+        // The index first: without it, no reader uses the pack.
+        for suffix in [".idx", ".pack", ".rev", ".bitmap"] { unlink(pack.base + suffix) }
     }
 }

@@ -63,6 +63,35 @@ struct HistoryHorizonTests {
         #expect(try await reopened.count() == before.count)
     }
 
+    /// Freeing copies the reachable entries of packs as they are, deltas included: with the
+    /// store repacked by git into offset deltas or reference deltas, every kept delta keeps
+    /// its base, git reads the store whole, and the old commits are gone.
+    @Test(arguments: ["true", "false"])
+    func freeingKeepsTheBasesOfTheDeltasItKeeps(offsetDeltas: String) async throws {
+        var options = StoreOptions()
+        options.history = .keepCommits(3, archive: .drop)
+        options.pruneGracePeriod = 0
+        let folder = TemporaryFolder()
+        let films = try await RecordStore<Film>.create(at: folder.child("films"), options: options)
+        let long = String(repeating: "A long description that deltas well. ", count: 40)
+        for index in 0..<40 {
+            try await films.save(Film(id: "f\(index % 5)", title: "Take \(index) " + long, year: 1900 + index))
+        }
+        let repacked = try await git("--git-dir", films.path, "-c", "repack.useDeltaBaseOffset=\(offsetDeltas)", "repack", "-adf", "--window=50")
+        #expect(repacked.status == 0, "\(repacked.stderr)")
+        let verified = try await git("verify-pack", "-v", try #require(FileManager.default.contentsOfDirectory(atPath: films.path + "/objects/pack")
+            .first { $0.hasSuffix(".idx") }.map { films.path + "/objects/pack/" + $0 }))
+        #expect(verified.stdout.contains("chain length = 1"), "git wrote no deltas: \(verified.stdout.suffix(300))")
+        let old = try await films.history()[30]
+        let before = try await films.records().sorted { $0.id < $1.id }
+
+        try await films.pack()
+        #expect(try await git("--git-dir", films.path, "cat-file", "-e", old.id.hex).status != 0, "the old commit is still there")
+        try await expectFsckClean(films.path)
+        #expect(try await RecordStore<Film>.open(at: films.path).records().sorted { $0.id < $1.id } == before)
+        #expect(try await films.history().count == 4)
+    }
+
     @Test func keepDaysPutsTheHorizonAtTheNewestCommitOlderThanThat() async throws {
         let clock = TestClock()
         let (folder, films) = try await makeFilms(clock.options, edits: 3)

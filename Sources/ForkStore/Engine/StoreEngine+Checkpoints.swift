@@ -362,6 +362,7 @@ extension StoreEngine {
             try write { session in
                 try packingLock.withLock {
                     let pruning = try git("freeing the old history") { () throws(GitError) in try session.repository.repackReachable(gracePeriod: options.pruneGracePeriod) }
+                    if let skipped = pruning.skipped { options.logger.notice("the old history was not freed: \(skipped)") }
                     options.logger.debug("kept \(pruning.kept) reachable objects; removed \(pruning.removedPacks) packs and \(pruning.removedLoose) loose objects")
                     // Young files may still hold old history: the next pack looks again.
                     if pruning.young == 0 { try? FileManager.default.removeItem(atPath: session.repository.gitDirectory + Self.pruneMarker) }
