@@ -146,6 +146,39 @@ struct CheckpointAdoptionTests {
         #expect(Set(try await a.records().map(\.id)) == Set((0..<6).map { "t\($0)" } + ["b"]))
     }
 
+    /// A remote put back to an older lineage (a host restored from a backup, or a hostile
+    /// one) with no archives: a replica on the newer lineage that never held the old history
+    /// carries the older head over against the older checkpoint, which the newer one names as
+    /// the lineage it was cut from, so a deletion made between the two does not come back.
+    @Test func anOlderLineageIsCarriedAgainstItsCheckpointNotSalvaged() async throws {
+        let lab = try await SyncLab()
+        let (a, aSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("a")
+        try await a.save([Task2(id: "r1", title: "one"), Task2(id: "r2", title: "two"), Task2(id: "r3", title: "three")])
+        try await a.save(Task2(id: "r3", title: "three, again"))
+        let first = try #require(try a.engine.checkpoint(.main, at: try await a.head().id))
+        try await aSync.sync()
+        let older = try await git("--git-dir", lab.remotePath, "rev-parse", "main").stdout.trimmed
+        try await a.delete("r1")
+        try await a.save(Task2(id: "r3", title: "three, once more"))
+        let second = try #require(try a.engine.checkpoint(.main, at: try await a.head().id))
+        #expect(try await a.checkpoint()?.trailer("Checkpoint-After") == first.checkpoint.hex)
+        try await aSync.sync()
+
+        let (r, rSync): (RecordStore<Task2>, Exchange) = try lab.recordReplica("r")
+        try await rSync.sync()
+        #expect(try await Checkpoints.root(in: lab.folder.child("r")) == second.checkpoint.hex)
+        // The remote goes back to the older lineage, its archives gone.
+        #expect(try await git("--git-dir", lab.remotePath, "update-ref", "refs/heads/main", older).status == 0)
+        for name in try await git("--git-dir", lab.remotePath, "for-each-ref", "--format=%(refname)", "refs/forkstore").stdout.split(separator: "\n") {
+            #expect(try await git("--git-dir", lab.remotePath, "update-ref", "-d", String(name)).status == 0)
+        }
+        try await r.save(Task2(id: "r2", title: "two, edited by r"))
+        try await rSync.sync()
+        let titles = Dictionary(uniqueKeysWithValues: try await r.records().map { ($0.id, $0.title) })
+        #expect(titles == ["r2": "two, edited by r", "r3": "three, once more"])
+        #expect(try await Checkpoints.root(in: lab.remotePath) == second.checkpoint.hex)
+    }
+
     /// A checkpoint cut later on a history wins over an earlier one even when the earlier
     /// one's commit carried a clock years ahead: commits after a far-future one move on only
     /// within the maximum skew, so the later checkpoint has the lower `Clock`, but its

@@ -18,9 +18,11 @@ enum Checkpoints {
     /// Writes a checkpoint of `horizon` (default: `main`'s head) into the repository at
     /// `gitDirectory`: its tree (or `tree`), the horizon's committer as author and committer,
     /// `Checkpoint of <C>` with its stamp trailers and `Checkpoint-Of` (or `checkpointOf`, to
-    /// forge one). Signed with `key` when given. Returns its id.
+    /// forge one), and `Checkpoint-After` when `after` is given. Signed with `key` when given.
+    /// Returns its id.
     static func write(
-        in gitDirectory: String, of horizon: String = "main", tree: String? = nil, checkpointOf: String? = nil, key: TestKey? = nil
+        in gitDirectory: String, of horizon: String = "main", tree: String? = nil, checkpointOf: String? = nil, after: String? = nil,
+        key: TestKey? = nil
     ) async throws -> String {
         let c = try await git("--git-dir", gitDirectory, "rev-parse", horizon).stdout.trimmed
         let committer = try await git("--git-dir", gitDirectory, "show", "-s", "--format=%cn%n%ce%n%cd", "--date=raw", c)
@@ -30,6 +32,7 @@ enum Checkpoints {
         var message = "Checkpoint of \(c)\n\n"
         message += try await stampTrailers(of: c, in: gitDirectory).map { $0 + "\n" }.joined()
         message += "Checkpoint-Of: \(checkpointOf ?? c)\n"
+        if let after { message += "Checkpoint-After: \(after)\n" }
         let environment = [
             "GIT_AUTHOR_NAME": committer[0], "GIT_AUTHOR_EMAIL": committer[1], "GIT_AUTHOR_DATE": committer[2],
             "GIT_COMMITTER_NAME": committer[0], "GIT_COMMITTER_EMAIL": committer[1], "GIT_COMMITTER_DATE": committer[2],

@@ -36,6 +36,18 @@ struct HostileCheckpointTests {
         #expect(try await one.count() == 3)
     }
 
+    /// A checkpoint naming a lineage it was not cut from would make a carry-over take that
+    /// lineage's data as shared history: refused where the replica holds the commit.
+    @Test func aCheckpointNamingAnotherLineageIsRefused() async throws {
+        let lab = try await SyncLab()
+        let (one, oneSync) = try await syncedReplica(lab)
+        let elsewhere = try await lab.remoteGit("rev-parse", "main~1")
+        try await serve(try await Checkpoints.write(in: lab.remotePath, after: elsewhere), in: lab)
+        let before = try await one.head()
+        await expectSharingRefusal(oneSync, saying: "Checkpoint-After")
+        #expect(try await one.head() == before)
+    }
+
     @Test func aMalformedCheckpointOfIsRefused() async throws {
         let lab = try await SyncLab()
         let (one, oneSync) = try await syncedReplica(lab)

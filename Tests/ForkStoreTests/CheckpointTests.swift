@@ -133,6 +133,10 @@ struct CheckpointTests {
         // The second horizon is on the first checkpoint's lineage; both archives hold.
         let refs = try await lines("--git-dir", films.path, "for-each-ref", "--format=%(refname)", "refs/forkstore/archive")
         #expect(Set(refs) == [first.archiveReference, second.archiveReference])
+        // The second names the first as the lineage it was cut from; the first names none.
+        let trailers = try await lines("--git-dir", films.path, "log", "-1", "--format=%(trailers:key=Checkpoint-After,valueonly)", second.checkpoint.hex)
+        #expect(trailers.first == first.checkpoint.hex)
+        #expect(try await lines("--git-dir", films.path, "log", "-1", "--format=%(trailers:key=Checkpoint-After)", first.checkpoint.hex).allSatisfy(\.isEmpty))
         try await expectFsckClean(films.path)
         #expect(try await films.record("later")?.year == 2030)
     }
@@ -142,6 +146,9 @@ struct CheckpointTests {
         ("Checkpoint-Of: %U\n", "root"),
         ("Checkpoint-Of: %S\n", "root"),
         ("Checkpoint-Of: %C\n", "child"),
+        ("Checkpoint-Of: %C\nCheckpoint-After: %C\nCheckpoint-After: %C\n", "root"),
+        ("Checkpoint-Of: %C\nCheckpoint-After: %U\n", "root"),
+        ("Checkpoint-After: %C\n", "root"),
     ])
     func aCheckpointTrailerNotInItsOneFormIsMalformed(_ trailers: String, _ shape: String) async throws {
         let (folder, films) = try await makeNotes(edits: 2)

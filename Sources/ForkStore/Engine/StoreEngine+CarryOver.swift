@@ -64,8 +64,9 @@ extension StoreEngine {
 
     /// Where to carry `losing` from: the newest commit of its history that the winning
     /// lineage already carried (its `Carried-From`), so nothing is carried twice; else the
-    /// merge bases of the nearest old heads that share history (``oldHeads(from:in:)``); none
-    /// when this store holds no history the two share.
+    /// merge bases of the nearest old heads that share history (``oldHeads(from:in:)``); else
+    /// the losing lineage's checkpoint when the winning lineage was cut from it; none when
+    /// this store holds no history the two share.
     func carryBase(losing: Commit, winning: Commit, in session: StoreSession) throws -> CarryBase {
         let losingID = losing.id.objectID
         var current: Commit? = winning
@@ -90,7 +91,25 @@ extension StoreEngine {
                 if !bases.isEmpty { return .bases(bases) }
             }
         }
+        // No history in common here, but the winning lineage was cut from the losing one's
+        // checkpoint (a remote put back to an older lineage): that checkpoint's data is
+        // history both share.
+        let losingRoot = try session.lineageRoot(of: losingID)
+        if losingRoot.isCheckpoint, try isCut(winning, after: losingRoot.id, in: session) { return .bases([losingRoot]) }
         return .bases([])
+    }
+
+    /// Whether `head`'s lineage was cut from `checkpoint`'s: its root names it in
+    /// `Checkpoint-After`, or names a checkpoint this store holds that does, and so on.
+    private func isCut(_ head: Commit, after checkpoint: CommitID, in session: StoreSession) throws -> Bool {
+        var root = try session.lineageRoot(of: head.id.objectID)
+        for _ in 0..<16 {
+            guard let after = root.checkpointAfter else { return false }
+            if after == checkpoint { return true }
+            guard let earlier = try? session.commit(after.objectID), earlier.isCheckpoint else { return false }
+            root = earlier
+        }
+        return false
     }
 
     /// `head`, then, for the checkpoint its lineage is rooted in, the commit that checkpoint

@@ -7,7 +7,7 @@ extension StoreEngine {
     /// Checks an incoming checkpoint (its `Checkpoint-Of` was read with its stamps): where this
     /// store holds the commit it names,
     /// the same tree and the same stamps (`Clock`, `Lamport`: the adoption rule orders
-    /// checkpoints by them); where `main` or the checkpoint is shared, signed by an owner of
+    /// checkpoints by them), and `Checkpoint-After` naming the root of its history; where `main` or the checkpoint is shared, signed by an owner of
     /// each. A checkpoint that passes may start its lineage (``ParticipantsInForce``).
     func checkCheckpoint(_ commit: Commit, inForce: inout ParticipantsInForce, in session: StoreSession) throws(StoreError) {
         func refuse(_ rule: String, _ path: String = "") -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
@@ -18,6 +18,11 @@ extension StoreEngine {
             if let problem = Checkpoint.problem(of: commit, horizonTree: original.tree) { throw refuse(problem) }
             guard original.clock == commit.clock, original.lamport == commit.lamport else {
                 throw refuse("it is a checkpoint of \(of.short) whose Clock or Lamport is not that commit's")
+            }
+            // A carry-over takes the checkpoint it names as history both sides share.
+            let root = try session.lineageRoot(of: original.id.objectID)
+            guard commit.checkpointAfter == (root.isCheckpoint ? root.id : nil) else {
+                throw refuse("it is a checkpoint of \(of.short) whose Checkpoint-After does not name the checkpoint that commit's history is rooted in")
             }
         }
         let lists = [inForce.mainParticipants, try inForce.participants(of: commit)].compactMap { $0 }

@@ -119,13 +119,15 @@ extension StoreEngine {
     func writeCheckpoint(of horizon: Commit, in session: StoreSession) throws -> ObjectID {
         let counted = horizon.trailers.values(forKey: TrailerKey.recordCount).isEmpty
             ? try layout.trailers(forTree: horizon.tree, after: nil, in: session) : []
-        let message = Checkpoint.message(of: horizon, countedRecords: counted)
+        let root = try session.lineageRoot(of: horizon.id.objectID)
+        let after = root.isCheckpoint ? root.id : nil
+        let message = Checkpoint.message(of: horizon, countedRecords: counted, after: after)
         guard let content = Checkpoint.content(of: horizon, horizonContent: try rawContent(of: horizon.id, in: session), message: message) else {
             throw StoreError.malformedCommit(commit: horizon.id, reason: "its header has no committer")
         }
         let id = try writeCommit(content, in: session)
         let written = try session.commit(id)
-        guard written.checkpointOf == horizon.id, written.problem == nil,
+        guard written.checkpointOf == horizon.id, written.checkpointAfter == after, written.problem == nil,
               Checkpoint.problem(of: written, horizonTree: horizon.tree) == nil
         else {
             throw StoreError.repository(operation: "writing a checkpoint", reason: "the checkpoint \(written.id.short) did not read back as one")

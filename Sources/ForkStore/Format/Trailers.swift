@@ -36,6 +36,7 @@ enum TrailerKey {
     static let mergeConflicts = "Merge-Conflicts"
     static let mergeConflict = "Merge-Conflict"
     static let checkpointOf = "Checkpoint-Of"
+    static let checkpointAfter = "Checkpoint-After"
 }
 
 /// Commit messages of the form "free text, blank line, trailer block", written and read the

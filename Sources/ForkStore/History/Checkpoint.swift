@@ -38,8 +38,9 @@ enum Checkpoint {
     static let copiedStamps = [TrailerKey.modelVersion, TrailerKey.formatVersion, TrailerKey.lamport, TrailerKey.clock, TrailerKey.replica]
 
     /// K's message: `Checkpoint of <C>`, C's stamp trailers, the record count (C's, or
-    /// `countedRecords` when C has none; a value store has none) and `Checkpoint-Of`.
-    static func message(of horizon: Commit, countedRecords: [Trailer]) -> String {
+    /// `countedRecords` when C has none; a value store has none), `Checkpoint-Of`, and
+    /// `Checkpoint-After` when C's history is rooted in a checkpoint (`after`).
+    static func message(of horizon: Commit, countedRecords: [Trailer], after: CommitID?) -> String {
         var trailers: [Trailer] = []
         for key in copiedStamps {
             if let value = horizon.trailers.values(forKey: key).first { trailers.append(Trailer(key: key, value: value)) }
@@ -50,6 +51,7 @@ enum Checkpoint {
             trailers += countedRecords
         }
         trailers.append(Trailer(key: TrailerKey.checkpointOf, value: horizon.id.hex))
+        if let after { trailers.append(Trailer(key: TrailerKey.checkpointAfter, value: after.hex)) }
         return CommitMessage.compose("Checkpoint of \(horizon.id.hex)", trailers: trailers)
     }
 

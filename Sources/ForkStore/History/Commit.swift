@@ -67,6 +67,9 @@ public struct Commit: Sendable, Hashable, Identifiable {
     /// commit with that commit's tree, whose history was compacted away (see
     /// <doc:HistoryHorizon>); nil for every other commit.
     public let checkpointOf: CommitID?
+    /// For a checkpoint of a commit whose history was compacted before, the checkpoint at the
+    /// root of that history (`Checkpoint-After`): the lineage this one was cut from.
+    let checkpointAfter: CommitID?
     /// The message without its trailer block.
     public let message: String
     /// The trailers, in order.
@@ -100,6 +103,7 @@ public struct Commit: Sendable, Hashable, Identifiable {
         self.message = parsed.text
         self.trailers = parsed.trailers
         self.checkpointOf = stamp.checkpointOf
+        self.checkpointAfter = stamp.checkpointAfter
         self.problem = stamp.problem ?? (stamp.checkpointOf != nil && !object.parents.isEmpty
             ? "it is a checkpoint (Checkpoint-Of) with parents; a checkpoint is a root commit" : nil)
         self.modelVersion = stamp.modelVersion

@@ -12,6 +12,9 @@ struct CommitStamp {
     /// The commit a checkpoint stands in for (Schema/FORMAT.md §16): `Checkpoint-Of`, exactly
     /// once when present, 40 lowercase hexadecimal digits.
     var checkpointOf: CommitID?
+    /// The checkpoint a checkpoint's lineage was cut from: `Checkpoint-After`, at most once,
+    /// 40 lowercase hexadecimal digits, only beside `Checkpoint-Of`.
+    var checkpointAfter: CommitID?
     /// Why the message or a stamp trailer is malformed; nil when it is not.
     var problem: String?
 
@@ -54,6 +57,15 @@ struct CommitStamp {
         if let text = single(TrailerKey.checkpointOf) {
             if Checkpoint.isFullLowercaseHex(text), let id = CommitID(text) { checkpointOf = id } else {
                 complain("its Checkpoint-Of '\(text)' is not a full commit id (40 lowercase hexadecimal digits)")
+            }
+        }
+        if let text = single(TrailerKey.checkpointAfter) {
+            if !Checkpoint.isFullLowercaseHex(text) {
+                complain("its Checkpoint-After '\(text)' is not a full commit id (40 lowercase hexadecimal digits)")
+            } else if trailers.values(forKey: TrailerKey.checkpointOf).isEmpty {
+                complain("it has Checkpoint-After without Checkpoint-Of; only a checkpoint names the checkpoint it was cut after")
+            } else {
+                checkpointAfter = CommitID(text)
             }
         }
         if let text = single(TrailerKey.replica) {
