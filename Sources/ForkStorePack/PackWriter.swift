@@ -169,7 +169,13 @@ package final class PackWriter {
     /// What it remembers is one offset per object (8 bytes); whether an object was copied
     /// before is looked up in the earlier packs' indexes, which are mapped files. (A dictionary
     /// of every object copied held 22 MB of a 1 GB import's 48 MB peak.)
-    package func copy(pack path: String, index: PackIndex, after earlier: [CopiedPack], keeping: [Bool]? = nil) throws(PackError) -> CopiedPack {
+    ///
+    /// Those `whole` marks (by object number) are written as the objects `readWhole` reads,
+    /// not copied: deltas whose base is left out.
+    package func copy(
+        pack path: String, index: PackIndex, after earlier: [CopiedPack], keeping: [Bool]? = nil,
+        whole: [Bool]? = nil, readWhole: (ObjectID) -> PackReader.Object? = { _ in nil }
+    ) throws(PackError) -> CopiedPack {
         let data = try MappedFile.map(path)
         guard data.count >= 32, data.prefix(8).elementsEqual(Self.signature) else {
             throw .damaged(path, "not a version-2 pack")
@@ -198,6 +204,12 @@ package final class PackWriter {
                 if let keeping, !keeping[number] { continue }
                 if let existing = earlier.lazy.compactMap({ $0.offset(of: entry.id) }).first {
                     offsets[number] = existing
+                    continue
+                }
+                if let whole, whole[number] {
+                    guard let object = readWhole(entry.id) else { throw .damaged(path, "object \(entry.id.hex) could not be read whole") }
+                    offsets[number] = position
+                    try append([PackEntry(id: entry.id, kind: object.kind, payload: object.bytes)])
                     continue
                 }
                 let bytes = UnsafeRawBufferPointer(rebasing: pack[entry.offset..<next])

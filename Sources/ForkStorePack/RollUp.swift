@@ -96,16 +96,17 @@ package enum RollUp {
         return try finish(writer, replacing: packs, in: folder, existing: existing, externalBase: externalBase, beforeReadBack: beforeReadBack)
     }
 
-    /// Writes only the objects of `packs` that `kept` keeps into one new pack in `folder`,
-    /// reads it back, and only then removes `packs`: what freeing unreachable objects does,
-    /// as ``rollUp(_:in:fsync:externalBase:beforeReadBack:)`` does for all of them. With
-    /// nothing kept, no pack is written and `packs` are removed. Returns how many objects the
-    /// new pack holds.
-    ///
-    /// `kept` must hold its delta bases (``KeptObjects/keepDeltaBases()``).
+    /// Writes only the objects of `kept`'s packs that it keeps into one new pack in `folder`,
+    /// reads it back, and only then removes those packs: what freeing unreachable objects
+    /// does, as ``rollUp(_:in:fsync:externalBase:beforeReadBack:)`` does for all of them.
+    /// Kept entries are copied as they are, but for the deltas whose base goes
+    /// (``KeptObjects/markDeltasWithoutBases()``), written whole as `readWhole` reads them.
+    /// With nothing kept, no pack is written and the packs are removed. Returns how many
+    /// objects the new pack holds.
     @discardableResult
     package static func rewrite(
         keeping kept: KeptObjects, in folder: String, fsync: Bool,
+        readWhole: @escaping (ObjectID) -> PackReader.Object?,
         externalBase: @escaping (ObjectID) -> PackReader.Object? = { _ in nil }
     ) throws(PackError) -> Int {
         let packs = kept.packs
@@ -119,7 +120,9 @@ package enum RollUp {
         let writer = try PackWriter(directory: folder, objectCount: count, fsync: fsync)
         var copied: [PackWriter.CopiedPack] = []
         for (number, pack) in packs.enumerated() {
-            copied.append(try writer.copy(pack: pack.base + ".pack", index: kept.indexes[number], after: copied, keeping: kept.flags(ofPack: number)))
+            copied.append(try writer.copy(
+                pack: pack.base + ".pack", index: kept.indexes[number], after: copied, keeping: kept.flags(ofPack: number),
+                whole: kept.wholeFlags(ofPack: number), readWhole: readWhole))
         }
         copied = []
         // A reference delta's base outside the new pack must outlive the packs that go.

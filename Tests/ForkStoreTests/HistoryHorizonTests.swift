@@ -63,9 +63,10 @@ struct HistoryHorizonTests {
         #expect(try await reopened.count() == before.count)
     }
 
-    /// Freeing copies the reachable entries of packs as they are, deltas included: with the
-    /// store repacked by git into offset deltas or reference deltas, every kept delta keeps
-    /// its base, git reads the store whole, and the old commits are gone.
+    /// Freeing copies the reachable entries of packs as they are, deltas included, and writes
+    /// whole a kept delta whose base goes: with the store repacked by git into offset deltas or
+    /// reference deltas (old versions of records as bases), git reads the store whole, the old
+    /// commits are gone, and so are the old versions.
     @Test(arguments: ["true", "false"])
     func freeingKeepsTheBasesOfTheDeltasItKeeps(offsetDeltas: String) async throws {
         var options = StoreOptions()
@@ -87,6 +88,12 @@ struct HistoryHorizonTests {
 
         try await films.pack()
         #expect(try await git("--git-dir", films.path, "cat-file", "-e", old.id.hex).status != 0, "the old commit is still there")
+        let objects = try await git("--git-dir", films.path, "count-objects", "-v").stdout
+        #expect(objects.contains("count: 0"), "\(objects)")
+        let reachable = try await git("--git-dir", films.path, "rev-list", "--objects", "--all").stdout.split(separator: "\n").count
+        let packed = try await git("--git-dir", films.path, "verify-pack", "-v", try #require(FileManager.default.contentsOfDirectory(atPath: films.path + "/objects/pack")
+            .first { $0.hasSuffix(".idx") }.map { films.path + "/objects/pack/" + $0 })).stdout.split(separator: "\n").filter { $0.count > 40 && $0.prefix(40).allSatisfy(\.isHexDigit) }.count
+        #expect(packed == reachable, "the new pack keeps only what references reach")
         try await expectFsckClean(films.path)
         #expect(try await RecordStore<Film>.open(at: films.path).records().sorted { $0.id < $1.id } == before)
         #expect(try await films.history().count == 4)

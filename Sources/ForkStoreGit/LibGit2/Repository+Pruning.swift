@@ -18,7 +18,7 @@ extension Repository {
     /// Keeps every object a reference reaches and removes the packs and loose objects that
     /// were there before: what `git gc --prune=now` does, for when a dropped archive left old
     /// history unreachable. The reachable objects of the old packs are copied as they are,
-    /// deltas and all (with the bases they need), into one new pack
+    /// deltas and all (a delta whose base goes is written whole), into one new pack
     /// (``RollUp/rewrite(keeping:in:fsync:externalBase:)``), which is read back whole before
     /// any old pack goes; reachable loose objects stay. Only files that existed before the
     /// walk started are removed; the caller holds the writer lock, so no reference moves
@@ -70,10 +70,10 @@ extension Repository {
             }
         }
         let count = try packing("freeing the old history") { () throws(PackError) in
-            try kept.keepDeltaBases()
+            try kept.markDeltasWithoutBases()
             return try RollUp.rewrite(
                 keeping: kept, in: gitDirectory + "objects/pack", fsync: Libgit2.isFsyncEnabled,
-                externalBase: { [self] id in try? readObject(id) })
+                readWhole: { [self] id in try? readObject(id) }, externalBase: { [self] id in try? readObject(id) })
         }
         var pruning = Pruning(kept: count + keptLoose.count, removedPacks: oldPacks.count, removedLoose: 0, young: young)
         for object in oldLoose where !keptLoose.contains(object.id) {
