@@ -10,6 +10,6 @@ func openNotes(at path: String) throws -> RecordStore<Note> {
     var options = StoreOptions()
     options.history = .keepCommits(10_000)  // or .keepDays(90)
     let notes = try RecordStore<Note>.open(at: path, options: options)
-    try notes.pack()  // compacts when main holds more than 10,000 commits
+    try notes.pack()  // compacts back to 10,000 once main holds more than 20,000 commits
     return notes
 }
