@@ -378,9 +378,8 @@ extension StoreEngine {
     /// The checkpoint at the root of a fork's history, if its history was compacted.
     func checkpoint(of fork: Fork) throws -> Commit? {
         try read { session in
-            var current = try session.head(of: fork)
-            while let parent = current.parents.first { current = try session.commit(parent.objectID) }
-            return current.checkpointOf == nil ? nil : current
+            let root = try session.lineageRoot(of: session.head(of: fork).id.objectID)
+            return root.checkpointOf == nil ? nil : root
         }
     }
 }

@@ -39,11 +39,13 @@ extension Commit {
 
 extension StoreSession {
     /// The root of `head`'s first-parent chain: a checkpoint, or the store's first commit.
-    /// Walks the whole lineage: called only where two lineages do not share history.
+    /// Walks the whole lineage (``Repository/firstParentRoot(of:)``), reading only each
+    /// commit's parents: a compaction and an adoption call it, not every write.
     func lineageRoot(of head: ObjectID) throws(StoreError) -> Commit {
-        var current = try commit(head)
-        while let parent = current.parents.first { current = try commit(parent.objectID) }
-        return current
+        let root = try git("finding the root of the history of \(head.hex.prefix(10))") { () throws(GitError) in
+            try repository.firstParentRoot(of: head)
+        }
+        return try commit(root)
     }
 
     /// The archive (old head) this store keeps for `checkpoint`; nil when it keeps none.
