@@ -91,9 +91,10 @@ package struct LFSBatchAnswer: Sendable, Equatable {
         package var description: String { reason }
     }
 
-    /// Reads `bytes` as the answer to `request`. Bytes beyond
-    /// ``LFSBatchRequest/answerLimit(objects:)`` are refused unread.
-    package init(parsing bytes: [UInt8], for request: LFSBatchRequest) throws(Malformed) {
+    /// Reads `bytes` as the answer to `request`, received at `receivedAt` (from which the
+    /// actions' `expires_in` count). Bytes beyond ``LFSBatchRequest/answerLimit(objects:)``
+    /// are refused unread.
+    package init(parsing bytes: [UInt8], for request: LFSBatchRequest, receivedAt: Date = Date()) throws(Malformed) {
         let limit = LFSBatchRequest.answerLimit(objects: request.objects.count)
         guard bytes.count <= limit else { throw Malformed(reason: "the answer has \(bytes.count) bytes, over the \(limit) one takes") }
         let document: JSONValue
@@ -132,13 +133,13 @@ package struct LFSBatchAnswer: Sendable, Equatable {
                 objects[object.id] = .refused(reason: "the server answered about \(answer.size) bytes where the asset has \(object.size)")
                 continue
             }
-            objects[object.id] = Self.answer(answer.entry, operation: request.operation)
+            objects[object.id] = Self.answer(answer.entry, operation: request.operation, receivedAt: receivedAt)
         }
         self.objects = objects
     }
 
     /// The answer about one object whose oid and size match.
-    private static func answer(_ entry: JSONValue, operation: LFSOperation) -> LFSObjectAnswer {
+    private static func answer(_ entry: JSONValue, operation: LFSOperation, receivedAt: Date) -> LFSObjectAnswer {
         if let error = entry["error"] {
             guard case .object = error, case .number(let codeText) = error["code"], let code = Int(codeText) else {
                 return .refused(reason: "its 'error' has no whole 'code'")
@@ -156,7 +157,7 @@ package struct LFSBatchAnswer: Sendable, Equatable {
         case nil: break
         case .object(let members):
             for member in members where knownActions.contains(member.key) {
-                switch action(member.value) {
+                switch action(member.value, receivedAt: receivedAt) {
                 case .success(let action): actions[member.key] = action
                 case .failure(let problem): return .refused(reason: "its '\(member.key)' action \(problem.reason)")
                 }
@@ -177,8 +178,8 @@ package struct LFSBatchAnswer: Sendable, Equatable {
         let reason: String
     }
 
-    /// One action, checked.
-    private static func action(_ value: JSONValue) -> Result<LFSAction, Problem> {
+    /// One action, checked; `expires_in` counts from `receivedAt`.
+    private static func action(_ value: JSONValue, receivedAt: Date) -> Result<LFSAction, Problem> {
         guard case .object = value else { return .failure(Problem(reason: "is not an object")) }
         guard case .string(let text) = value["href"] else { return .failure(Problem(reason: "has no 'href' string")) }
         guard let href = HTTPURL(text) else {
@@ -209,7 +210,7 @@ package struct LFSBatchAnswer: Sendable, Equatable {
         case .number(let text)?:
             // As git-lfs reads it: seconds from now, 0 for no limit; past a year, no limit.
             if let seconds = Double(text), seconds.isFinite, seconds != 0, seconds < 365 * 86_400 {
-                expiries.append(Date().addingTimeInterval(seconds))
+                expiries.append(receivedAt.addingTimeInterval(seconds))
             }
         default: return .failure(Problem(reason: "has an 'expires_in' that is not a number"))
         }
