@@ -92,10 +92,4 @@ package struct KeptObjects {
             }
         }
     }
-
-    /// Which objects of pack `pack` are written whole, by object number.
-    func wholeFlags(ofPack pack: Int) -> [Bool] { whole[pack] }
-
-    /// The flags of pack `pack`, by object number: what a copy of it keeps.
-    func flags(ofPack pack: Int) -> [Bool] { flags[pack] }
 }

@@ -121,8 +121,8 @@ package enum RollUp {
         var copied: [PackWriter.CopiedPack] = []
         for (number, pack) in packs.enumerated() {
             copied.append(try writer.copy(
-                pack: pack.base + ".pack", index: kept.indexes[number], after: copied, keeping: kept.flags(ofPack: number),
-                whole: kept.wholeFlags(ofPack: number), readWhole: readWhole))
+                pack: pack.base + ".pack", index: kept.indexes[number], after: copied, keeping: kept.flags[number],
+                whole: kept.whole[number], readWhole: readWhole))
         }
         copied = []
         // A reference delta's base outside the new pack must outlive the packs that go.

@@ -68,7 +68,7 @@ struct HistoryHorizonTests {
     /// reference deltas (old versions of records as bases), git reads the store whole, the old
     /// commits are gone, and so are the old versions.
     @Test(arguments: ["true", "false"])
-    func freeingKeepsTheBasesOfTheDeltasItKeeps(offsetDeltas: String) async throws {
+    func freeingWritesWholeADeltaWhoseBaseGoes(offsetDeltas: String) async throws {
         var options = StoreOptions()
         options.history = .keepCommits(3, archive: .drop)
         options.pruneGracePeriod = 0
