@@ -61,10 +61,23 @@ export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMU
 if [ "$#" -gt 0 ]; then
   exec swift test "${build[@]}" --skip-build "$@"
 fi
+# Each run's output is kept, and a failing run's failures are printed again at the end: CI
+# shows only the last lines of a run, and the failure is otherwise thousands of lines up.
+log="$(mktemp -t forkstore-tests.XXXXXX)"
+trap 'rm -f "$log"' EXIT
 status=0
-swift test "${build[@]}" --skip-build --skip 'ManyReplicasTests|AssetGigabyteTests' || status=$?
+run() {
+  local code=0
+  swift test "${build[@]}" --skip-build "$@" 2>&1 | tee "$log" || code=$?
+  if [ "$code" -ne 0 ]; then
+    status=$code
+    echo "--- what failed in: swift test $* (libgit2 ${LIBGIT2:-system}) ---"
+    grep -a -A 2 -e '^✘ ' -e '^Fatal error' -e '^error: ' "$log" | head -n 80 || true
+  fi
+}
+run --skip 'ManyReplicasTests|AssetGigabyteTests'
 if [ "$soak" = yes ]; then
-  swift test "${build[@]}" --skip-build --filter ManyReplicasTests || status=$?
-  swift test "${build[@]}" --skip-build --filter AssetGigabyteTests || status=$?
+  run --filter ManyReplicasTests
+  run --filter AssetGigabyteTests
 fi
 exit "$status"
