@@ -27,6 +27,7 @@ extension FuzzTarget {
         .ssh,
         .packEntry,
         .packIndex,
+        .commitHeader,
         .delta,
         .wire,
         .incomingPack,

@@ -105,3 +105,16 @@ for text in [
         '{"transfer": "ssh", "objects": []}', '{"objects": {}}', '[]', '{"objects": [{"oid": "%s", "size": "1"}]}' % lfs_a.upper(),
         '{"message": "404 Not Found"}']:
     write("lfs-batch", text)
+
+# Commit headers (commit-header): a root, a child, a merge, and near misses.
+tree, parent = "4b825dc642cb6eb9a060e54bf8d69288fbee4904", "0123456789abcdef0123456789abcdef01234567"
+who = "A <a@example.com> 1700000000 +0000"
+for text in [
+        "tree %s\nauthor %s\ncommitter %s\n\nroot\n" % (tree, who, who),
+        "tree %s\nparent %s\nauthor %s\ncommitter %s\n\nchild\n" % (tree, parent, who, who),
+        "tree %s\nparent %s\nparent %s\nauthor %s\n" % (tree, parent, tree, who),
+        "tree %s\nparent %s\n" % (tree, parent.upper()),
+        "tree %s\nparent %s\n" % (tree, parent[:39] + "g"),
+        "tree %s\nencoding x\nauthor %s\n" % (tree, who),
+        "tree %s\r\nparent %s\n" % (tree[:39], parent)]:
+    write("commit-header", text)

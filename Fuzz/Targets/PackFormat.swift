@@ -38,6 +38,21 @@ extension FuzzTarget {
         }
     }
 
+    /// A commit header's first two lines, as a lineage walk reads them from a pack
+    /// (``PackedFirstParents``): an answer only for the lines git writes, checked against the
+    /// lines split apart here: a root's second line is `author …`, a parent is the 40 digits
+    /// after `parent `.
+    static let commitHeader = FuzzTarget(name: "commit-header") { bytes in
+        let header = Array(bytes.prefix(PackedFirstParents.headerLength))
+        guard let answer = PackedFirstParents.parse(header) else { return }
+        let lines = header.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+        check(lines.count >= 2 && lines[0].hasPrefix("tree ") && lines[0].count == 45, "\(shown(bytes)) has no tree line, yet read \(answer)")
+        switch answer {
+        case .root: check(lines[1].hasPrefix("author "), "\(shown(bytes)) read as a root")
+        case .parent(let parent): check(lines[1].lowercased() == "parent " + parent.hex, "\(shown(bytes)) read as a child of \(parent)")
+        }
+    }
+
     /// Delta application: the first byte says how much of the rest is the base. What applies
     /// has exactly the size its header gives; and a delta our encoder makes from the base to
     /// that result rebuilds it.
