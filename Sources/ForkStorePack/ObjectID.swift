@@ -31,12 +31,7 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
 
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
-        self.init(hexDigits: Array(hex.utf8))
-    }
-
-    /// Parses 40 hexadecimal digits given as ASCII bytes; returns nil for anything else.
-    package init?<Digits: RandomAccessCollection<UInt8>>(hexDigits: Digits) {
-        let digits = Array(hexDigits)
+        let digits = Array(hex.utf8)
         guard digits.count == 40 else { return nil }
         var parsed: [UInt8] = []
         parsed.reserveCapacity(20)

@@ -74,13 +74,37 @@ package struct PackedFirstParents {
     /// The answer `header` gives when it starts as git writes a commit (`tree`, then `parent`
     /// or, for a root, `author`); nil otherwise.
     package static func parse(_ header: [UInt8]) -> Answer? {
-        guard header.count >= 53, header.starts(with: "tree ".utf8), header[45] == UInt8(ascii: "\n"),
-            ObjectID(hexDigits: header[5..<45]) != nil
-        else { return nil }
-        if header[46..<53].elementsEqual("author ".utf8) { return .root }
-        guard header.count == headerLength, header[46..<53].elementsEqual("parent ".utf8), header[93] == UInt8(ascii: "\n"),
-            let parent = ObjectID(hexDigits: header[53..<93])
-        else { return nil }
-        return .parent(parent)
+        header.withUnsafeBytes { bytes -> Answer? in
+            guard bytes.count >= 53, bytes.starts(with: "tree ".utf8), bytes[45] == UInt8(ascii: "\n"),
+                objectID(hex: UnsafeRawBufferPointer(rebasing: bytes[5..<45])) != nil
+            else { return nil }
+            if bytes[46..<53].elementsEqual("author ".utf8) { return .root }
+            guard bytes.count == headerLength, bytes[46..<53].elementsEqual("parent ".utf8), bytes[93] == UInt8(ascii: "\n"),
+                let parent = objectID(hex: UnsafeRawBufferPointer(rebasing: bytes[53..<93]))
+            else { return nil }
+            return .parent(parent)
+        }
+    }
+
+    /// The id 40 hexadecimal digits spell, read without allocating (a walk reads a million).
+    private static func objectID(hex digits: UnsafeRawBufferPointer) -> ObjectID? {
+        var id = ObjectID.zero
+        let valid = withUnsafeMutableBytes(of: &id.bytes) { target -> Bool in
+            for index in 0..<20 {
+                guard let high = value(of: digits[2 * index]), let low = value(of: digits[2 * index + 1]) else { return false }
+                target[index] = high << 4 | low
+            }
+            return true
+        }
+        return valid ? id : nil
+    }
+
+    private static func value(of digit: UInt8) -> UInt8? {
+        switch digit {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit &- UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit &- UInt8(ascii: "a") &+ 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit &- UInt8(ascii: "A") &+ 10
+        default: nil
+        }
     }
 }

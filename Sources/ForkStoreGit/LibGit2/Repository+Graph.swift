@@ -28,7 +28,7 @@ extension Repository {
         var packed = try packing("opening the packs") { () throws(PackError) in try PackedFirstParents(packs: packs()) }
         var current = head
         while true {
-            let answer = try packing("reading the header of commit \(current.hex)") { () throws(PackError) -> PackedFirstParents.Answer? in
+            let answer = try packing("reading packed commit headers") { () throws(PackError) -> PackedFirstParents.Answer? in
                 try packed.firstParent(of: current)
             }
             let step: PackedFirstParents.Answer
