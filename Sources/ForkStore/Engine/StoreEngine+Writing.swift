@@ -198,6 +198,9 @@ extension StoreEngine {
         } else {
             try rollUpAllPacks()
         }
+        // Both ran on handles of their own: the store's handle lets go of the packs they
+        // removed now rather than at its next use, which may be long after.
+        try read { session in session.repository.forgetRemovedPacks() }
         try StoreThread.checkCancellation()
         _ = try collectAssets()
         return packed
