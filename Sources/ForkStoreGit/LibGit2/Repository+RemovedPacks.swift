@@ -26,7 +26,14 @@ extension Repository {
         if let seen = packsSeen.changed, seen.tv_sec == changed.tv_sec, seen.tv_nsec == changed.tv_nsec { return }
         let names = Set(((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { $0.hasSuffix(".idx") })
         let removed = !packsSeen.names.isSubset(of: names)
-        packsSeen = (packsSeen.names.union(names), changed)
+        // A folder's time moves in the kernel's coarse ticks (4 ms here): a roll-up that adds
+        // its pack and removes the old ones within one tick leaves the time it had when the
+        // new pack alone was seen. A time that recent is not trusted to mean "unchanged", as
+        // git treats a racily clean index entry; the folder is listed again next time.
+        var now = timespec()
+        clock_gettime(CLOCK_REALTIME, &now)
+        let settled = now.tv_sec - changed.tv_sec > 1
+        packsSeen = (packsSeen.names.union(names), settled ? changed : nil)
         guard removed else { return }
         var fresh: OpaquePointer?
         guard git_odb_open(&fresh, gitDirectory + "objects") == 0, let fresh else { return }
@@ -36,6 +43,6 @@ extension Repository {
         }
         git_odb_free(odb)
         odb = fresh
-        packsSeen = (names, changed)
+        packsSeen = (names, settled ? changed : nil)
     }
 }
