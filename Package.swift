@@ -129,7 +129,7 @@ let package = Package(
         // holds the records once and `git gc`, and the time and extra disk compaction takes.
         .executableTarget(
             name: "forkstore-history-benchmarks",
-            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreTestSupport"],
+            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "CLibGit2", "ForkStoreTestSupport"],
             path: "Benchmarks/HistoryTable"
         ),
         // A writer process for the multi-process and crash tests, and the replicas of the swarm.

@@ -13,9 +13,12 @@
 // objects folder every 20 ms for the peak extra disk.
 //
 // Baselines measured in the same run: the same final records imported once into a new store
-// and packed (the floor), and `git gc --prune=now` of the compacted store's repository.
+// and packed (the floor), `git gc --prune=now` of the compacted store's repository, and
+// `git rev-list --first-parent` of the history before compaction (compaction walks it to
+// find the lineage's root).
 import BenchmarkSupport
 import ForkStore
+import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
 import Synchronization
@@ -149,6 +152,23 @@ let reopened = try RecordStore<Item>.open(at: storePath, options: options)
 let beforeSize = diskSize(storePath + "/objects")
 let commitsBefore = settings.edits + (try reopened.history(limit: 3).count > 0 ? 2 : 0)
 
+// What walking the history costs: compaction follows main's first parents to the root. The
+// library reads packed commit headers; beside it, git, and libgit2 looking each commit up
+// (in this process, so with the library's libgit2 settings).
+let gitWalk = try seconds { _ = try shell(["git", "--git-dir", storePath, "rev-list", "--first-parent", "--count", "refs/heads/main"]) }
+let walked = try Repository.openBare(at: storePath)
+guard let mainHead = try walked.resolveReference("refs/heads/main") else {
+    print("FAILED: the store has no main")
+    exit(1)
+}
+var libraryRoot = ObjectID.zero, lookupRoot = ObjectID.zero
+let libraryWalk = try seconds { libraryRoot = try walked.firstParentRoot(of: mainHead) }
+let lookupWalk = try seconds { lookupRoot = try rootThroughCommitLookups(of: mainHead, in: storePath) }
+guard libraryRoot == lookupRoot else {
+    print("FAILED: the library finds the root \(libraryRoot), libgit2 \(lookupRoot)")
+    exit(1)
+}
+
 // Compaction, with a thread sampling the disk.
 let peak = Mutex(beforeSize)
 let sampling = Atomic(true)
@@ -191,5 +211,8 @@ row("history before compaction (\(commitsBefore) commits)", megabytes(beforeSize
 row("after compaction + pack (\(historyAfter) commits)", megabytes(afterSize), String(format: "%.2fx baseline (target <= 2x)", Double(afterSize) / Double(onceSize)))
 row("git gc --prune=now of the compacted store", megabytes(gcSize), String(format: "%.2fx baseline; %.1f s", Double(gcSize) / Double(onceSize), gcTime))
 row("compactHistory (checkpoint, replay, move)", String(format: "%.2f s", compacting), "target <= 10 s; \(compaction?.replayed ?? 0) commits replayed")
+row("finding the history's root: the library", String(format: "%.2f s", libraryWalk), "packed commit headers")
+row("  the same through libgit2's commit lookups", String(format: "%.2f s", lookupWalk), "raw libgit2, the library's settings")
+row("  git rev-list --first-parent --count main", String(format: "%.2f s", gitWalk))
 row("pack (free the dropped history)", String(format: "%.2f s", freeing))
 row("peak extra disk during both", megabytes(peakExtra), String(format: "%.2fx the store before (target <= 1x)", Double(peakExtra) / Double(beforeSize)))
