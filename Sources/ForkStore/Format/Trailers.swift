@@ -95,12 +95,13 @@ enum CommitMessage {
            lines[(conflicts + 1)...].allSatisfy({ $0.isEmpty || $0.utf8.first == UInt8(ascii: "\t") || $0.utf8.first == UInt8(ascii: "#") }) {
             return malformed("it ends with a 'Conflicts:' block, which git leaves out of the message")
         }
-        let freeTextOnly = Parsed(text: lines.joined(separator: "\n"), trailers: [], problem: nil)
+        // Joined only when it is the answer: most messages end in trailers.
+        func freeTextOnly() -> Parsed { Parsed(text: lines.joined(separator: "\n"), trailers: [], problem: nil) }
         guard let titleEnd = lines.firstIndex(where: isBlank), let lastBlank = lines.lastIndex(where: isBlank),
               titleEnd <= lastBlank, lastBlank + 1 < lines.count
-        else { return freeTextOnly }
+        else { return freeTextOnly() }
         let block = lines[(lastBlank + 1)...]
-        guard block.contains(where: { separatorIndex(in: $0) != nil }) else { return freeTextOnly }
+        guard block.contains(where: { separatorIndex(in: $0) != nil }) else { return freeTextOnly() }
         var trailers: [Trailer] = []
         for line in block {
             if let separator = separatorIndex(in: line) {
@@ -124,7 +125,8 @@ enum CommitMessage {
         for index in line.unicodeScalars.indices {
             let scalar = line.unicodeScalars[index]
             if scalar == ":" { return sawToken ? index : nil }
-            if !sawSpace, scalar.isASCII, scalar.properties.isAlphabetic || ("0"..."9").contains(scalar) || scalar == "-" {
+            // ASCII letters, digits and '-' (compared as ranges: Unicode properties are slow).
+            if !sawSpace, ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) || scalar == "-" {
                 sawToken = true
             } else if sawToken, scalar == " " || scalar == "\t" {
                 sawSpace = true
@@ -137,6 +139,8 @@ enum CommitMessage {
 
     /// git's `--unfold`: trimmed, each line break and the whitespace after it one space.
     private static func unfolded(_ value: String) -> String {
+        // A value on one line (nearly all) only needs trimming.
+        guard value.utf8.contains(UInt8(ascii: "\n")) else { return value.trimmingGitWhitespace() }
         var result = String.UnicodeScalarView()
         var skippingSpace = false
         for scalar in value.unicodeScalars {
@@ -221,6 +225,6 @@ extension StringProtocol {
         var scalars = Substring(self).unicodeScalars[...]
         while scalars.first?.isGitWhitespace == true { scalars.removeFirst() }
         while scalars.last?.isGitWhitespace == true { scalars.removeLast() }
-        return String(String.UnicodeScalarView(scalars))
+        return String(Substring(scalars))
     }
 }
