@@ -31,11 +31,14 @@ package struct PackedFirstParents {
     /// (``MappedFile/release(_:from:to:)``): a walk touches pages all over a large pack.
     static let releaseInterval = 1 << 16
 
-    /// Maps `packs` (their indexes and the packs themselves) for reading.
+    /// Maps `packs` (their indexes and the packs themselves) for reading. A pack that cannot
+    /// be mapped (a roll-up in another process removed it since it was listed, or its index
+    /// is damaged) is left out: its commits are read the other way, which reports damage.
     package init(packs: [PackFile]) throws(PackError) {
         var mapped: [Pack] = []
         for pack in packs {
-            mapped.append(Pack(index: try PackIndex(path: pack.base + ".idx"), data: try MappedFile.map(pack.base + ".pack")))
+            guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? MappedFile.map(pack.base + ".pack") else { continue }
+            mapped.append(Pack(index: index, data: data))
         }
         self.packs = mapped
         inflater = try Inflater()

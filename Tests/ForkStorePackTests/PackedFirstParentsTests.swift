@@ -66,6 +66,13 @@ struct PackedFirstParentsTests {
         #expect(try reader.firstParent(of: .zero) == nil)
     }
 
+    /// A pack removed since it was listed (a roll-up in another process) is left out, not an
+    /// error: its commits are read the other way.
+    @Test func aPackThatIsGoneIsLeftOut() throws {
+        var reader = try PackedFirstParents(packs: [PackFile(base: "/nonexistent/objects/pack/pack-0", objectCount: 1, isKept: false)])
+        #expect(try reader.firstParent(of: .zero) == nil)
+    }
+
     @Test func onlyTheLinesGitWritesAreRead() {
         let tree = "4b825dc642cb6eb9a060e54bf8d69288fbee4904", parent = "0123456789abcdef0123456789abcdef01234567"
         func read(_ text: String) -> PackedFirstParents.Answer? { PackedFirstParents.parse(Array(text.utf8.prefix(PackedFirstParents.headerLength))) }
