@@ -13,9 +13,9 @@
 // objects folder every 20 ms for the peak extra disk.
 //
 // Baselines measured in the same run: the same final records imported once into a new store
-// and packed (the floor), `git gc --prune=now` of the compacted store's repository, and
-// `git rev-list --first-parent` of the history before compaction (compaction walks it to
-// find the lineage's root).
+// and packed (the floor), `git gc --prune=now` of the compacted store's repository, and, for
+// the walk compaction makes to find the lineage's root, libgit2 looking each commit up (in
+// this process) and `git rev-list --first-parent` of the history before compaction.
 import BenchmarkSupport
 import ForkStore
 import ForkStoreGit
