@@ -94,4 +94,48 @@ struct IncomingHistoryChecksTests {
         #expect(try await store.head() == main)
         withExtendedLifetime(lab) {}
     }
+
+    private typealias File = (shards: [String], name: String, mode: String, type: String, id: String)
+
+    /// A fetch of `count` commits, each adding record `r<n>`; `broken` maps a commit's number to
+    /// the file it brings instead.
+    private func fetch(
+        _ commits: Int, broken: [Int: (CraftedRemote) async throws -> File] = [:]
+    ) async throws -> (RecordStore<Task2>, Exchange, heads: [String], SyncLab) {
+        let (store, exchange, remote, good, lab) = try await lab()
+        var files = [try await remote.recordFile(id: "good", content: envelope(id: "good", title: "good"))]
+        var heads: [String] = []
+        var head = good
+        for number in 0..<commits {
+            if let file = broken[number] {
+                files.append(try await file(remote))
+            } else {
+                files.append(try await remote.recordFile(id: "r\(number)", content: envelope(id: "r\(number)", title: "\(number)")))
+            }
+            head = try await remote.commit(tree: remote.recordsTree(files), on: head, trailers: count(files.count))
+            heads.append(head)
+        }
+        try await remote.setMain(head)
+        return (store, exchange, heads, lab)
+    }
+
+    @Test func aFetchWithTwoBrokenCommitsNamesTheOldest() async throws {
+        // Trees and blobs are checked newest commit first, so commit 4 fails first, but the
+        // refusal names the oldest commit that breaks a rule: the one a replica would stop at.
+        let broken: [Int: (CraftedRemote) async throws -> File] = [
+            1: { remote in try await remote.recordFile(id: "r1", content: "{not json") },
+            4: { remote in try await remote.recordFile(id: "r4", content: "{also not json") },
+        ]
+        let (store, exchange, heads, lab) = try await fetch(6, broken: broken)
+        let main = try await store.head()
+        await #expect {
+            try await exchange.sync()
+        } throws: { error in
+            let rejected = (error as? ExchangeError)?.storeError
+            return rejected?.code == .rejectedCommit && rejected?.commit?.hex == heads[1]
+                && rejected?.reason?.contains("it is not valid JSON") == true
+        }
+        #expect(try await store.head() == main)
+        withExtendedLifetime(lab) {}
+    }
 }
