@@ -24,6 +24,10 @@ package struct PackedFirstParents {
     private let packs: [Pack]
     private let inflater: Inflater
     private var readSinceRelease = 0
+    /// The pack that held the last commit asked for: a lineage's commits lie mostly in the
+    /// same pack as their parents, and a large store holds tens of packs (a roll-up writes at
+    /// most ``RollUp/objectsPerPack`` objects into one), each asked in turn otherwise.
+    private var lastHeld = 0
 
     /// `tree <40 hex>\n` and `parent <40 hex>\n`.
     package static let headerLength = 46 + 48
@@ -54,9 +58,11 @@ package struct PackedFirstParents {
             readSinceRelease = 0
             for pack in packs { MappedFile.release(pack.data, from: 0, to: pack.data.count) }
         }
-        for pack in packs {
-            guard let offset = pack.index.offset(of: id) else { continue }
-            guard let header = try commitHeader(at: offset, in: pack.data) else { return nil }
+        for step in packs.indices {
+            let number = (lastHeld + step) % packs.count
+            guard let offset = packs[number].index.offset(of: id) else { continue }
+            lastHeld = number
+            guard let header = try commitHeader(at: offset, in: packs[number].data) else { return nil }
             return Self.parse(header)
         }
         return nil

@@ -66,6 +66,33 @@ struct PackedFirstParentsTests {
         #expect(try reader.firstParent(of: .zero) == nil)
     }
 
+    /// A history written in three parts, a pack each (as a large store holds tens): a walk
+    /// from the head crosses from pack to pack and meets every first parent git's does.
+    @Test func aWalkCrossesPacksAsGitsDoes() async throws {
+        let folder = TemporaryFolder("first-parents-packs")
+        let repository = folder.child("r.git")
+        try await git("init", "-q", "--bare", "-b", "main", repository)
+        for part in 0..<3 {
+            var stream = ""
+            for number in part * 50 + 1...(part + 1) * 50 {
+                stream += "commit refs/heads/main\ncommitter A <a@example.com> \(1_700_000_000 + number) +0000\ndata 3\nc\(number % 10)\n"
+                if number > 1 && number == part * 50 + 1 { stream += "from refs/heads/main^0\n" }
+                stream += "M 644 inline file\ndata \(String(number).utf8.count)\n\(number)\n\n"
+            }
+            #expect(try await git(["--git-dir", repository, "fast-import", "--quiet"], input: stream).status == 0)
+        }
+        let packs = PackFile.packs(in: repository + "/objects/pack")
+        #expect(packs.count == 3)
+        let expected = try await git("--git-dir", repository, "rev-list", "--first-parent", "main").stdout.split(separator: "\n").map(String.init)
+        #expect(expected.count == 150)
+        var reader = try PackedFirstParents(packs: packs)
+        var walked = [try #require(expected.first)]
+        while let id = ObjectID(hex: walked[walked.count - 1]), case .parent(let parent) = try reader.firstParent(of: id) {
+            walked.append(parent.hex)
+        }
+        #expect(walked == expected)
+    }
+
     /// A pack removed since it was listed (a roll-up in another process) is left out, not an
     /// error: its commits are read the other way.
     @Test func aPackThatIsGoneIsLeftOut() throws {
