@@ -5,10 +5,9 @@
 # the time compaction and the pack that frees the old history take, and the peak extra disk.
 # Default: --records 100000 --edits 1000000 --keep 10000 (several minutes, about 1 GB of disk
 # at the peak). CI runs: --records 2000 --edits 20000 --keep 500.
-# At the full size on a 2-core machine busy with other builds (the history took 810 s to write,
-# 252 s when quiet): compaction 15.6 s, of which finding the lineage's root from packed headers
-# 8.3 s, where libgit2's commit lookups took 15.5 s and `git rev-list --first-parent` 12.0 s;
-# the freeing pack 98 s.
+# At the full size on a quiet 2-core machine: compaction 9.0 s (target <= 10 s); finding the
+# lineage's root from packed headers 7.7 s, where libgit2's commit lookups took 13.4 s and
+# `git rev-list --first-parent` 11.0 s; the freeing pack 95 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 swift build -c release --product forkstore-history-benchmarks >&2
