@@ -46,19 +46,21 @@ struct LFSConcurrentTransferTests {
         #expect(try await upload(transport, objects.map(\.0), from: sending).sent == 0)
     }
 
-    /// Actions that run out while earlier objects move (giftless's tokens here last a second,
-    /// though its answers say 900): 24 objects of 2 MB downloaded at 2 MB/s each, 8 at a
-    /// time, so the later ones start after their tokens expired. Each such object is asked
-    /// about again and comes, rather than failing the transfer with a 401. (Uploads go at full
-    /// speed: giftless's server reads a whole body before it checks the token.)
+    /// Actions that run out while earlier objects move (giftless's tokens here last 6 seconds,
+    /// though its answers say 900): 32 objects of 2 MB downloaded at 0.5 MB/s each, 8 at a
+    /// time, so the last ones start about 10 seconds in, after their tokens expired. Each such
+    /// object is asked about again and comes, rather than failing the transfer with a 401.
+    /// (A fresh action has 6 seconds to reach the server: with 1, a loaded machine running
+    /// the suite under AddressSanitizer let all three of an object's actions expire.) Uploads
+    /// go at full speed: giftless's server reads a whole body before it checks the token.
     @Test func actionsThatExpireBeforeTheirTurnAreAskedForAgain() async throws {
         let lab = LFSLab()
-        let server = try await GiftlessServer(folder: lab.folder.child("giftless"), tokenLifetime: 1)
+        let server = try await GiftlessServer(folder: lab.folder.child("giftless"), tokenLifetime: 6)
         defer { server.stop() }
         let sending = lab.assets("sending")
-        let objects = try (0..<24).map { try lab.add(pseudoRandomBytes(2 << 20, seed: 700 + UInt64($0)), to: sending) }
-        #expect(try await upload(try LFSTransport(endpoint: server.endpoint()), objects, from: sending).sent == 24)
-        let slow = try LFSTransport(endpoint: server.endpoint(), pause: .milliseconds(500))
+        let objects = try (0..<32).map { try lab.add(pseudoRandomBytes(2 << 20, seed: 700 + UInt64($0)), to: sending) }
+        #expect(try await upload(try LFSTransport(endpoint: server.endpoint()), objects, from: sending).sent == 32)
+        let slow = try LFSTransport(endpoint: server.endpoint(), pause: .seconds(2))
         let receiving = lab.assets("receiving")
         _ = try await download(slow, objects, into: receiving)
         for object in objects {
