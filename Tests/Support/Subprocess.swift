@@ -38,11 +38,15 @@ public func runBlocking(
     let out = Pipe()
     process.standardOutput = out
     process.standardError = errHandle
+    // The input from a file too: written to a pipe before the child starts, more than a pipe
+    // holds (64 KB) would block for ever.
+    let inPath = errPath + ".in"
+    defer { try? FileManager.default.removeItem(atPath: inPath) }
     if let input {
-        let pipe = Pipe()
-        process.standardInput = pipe
-        pipe.fileHandleForWriting.write(Data(input.utf8))
-        try pipe.fileHandleForWriting.close()
+        guard FileManager.default.createFile(atPath: inPath, contents: Data(input.utf8)) else {
+            throw CocoaError(.fileWriteUnknown, userInfo: [NSFilePathErrorKey: inPath])
+        }
+        process.standardInput = try FileHandle(forReadingFrom: URL(fileURLWithPath: inPath))
     } else {
         process.standardInput = FileHandle.nullDevice
     }
