@@ -31,6 +31,7 @@ extension FuzzTarget {
         .delta,
         .wire,
         .incomingPack,
+        .packReader,
         .lfsBatch,
         .assetReferences,
     ]

@@ -118,3 +118,11 @@ for text in [
         "tree %s\nencoding x\nauthor %s\n" % (tree, who),
         "tree %s\r\nparent %s\n" % (tree[:39], parent)]:
     write("commit-header", text)
+
+# Packs read back (pack-reader): two bytes saying which byte of the written pack to flip, a
+# mask, then objects split at 0xFF (an even-sized one after another is written as a delta).
+for data in [
+        b"\x00\x20\x01hello world\xffhello world, again\xff{\"id\": \"a\"}\n",
+        b"\x01\x00\x40" + b"abcdef" * 3 + b"\xff" + b"abcdef" * 3 + b"ab",
+        b"\xff\xff\x80" + bytes(range(0, 255)) + b"\xff" + bytes(range(0, 254))]:
+    write("pack-reader", data)

@@ -66,14 +66,28 @@ package struct PackReader: @unchecked Sendable {
         guard Array(Insecure.SHA1.hash(data: index.checkedBytes)) == index.checksum else {
             throw .damaged(index.path, "its checksum does not match its bytes")
         }
-        // Slices of the pack, in order, on every core; each keeps its own small cache, and a
-        // delta whose base lies in an earlier slice follows its chain back once. One more
-        // iteration hashes the whole pack meanwhile.
+        try readObjects(hashingPack: checksum) { _, _ in }
+        return entries.count
+    }
+
+    /// Calls `body` with every object of the pack, rebuilt and hashed to the id the index gives
+    /// it (each entry's CRC-32 checked too), on every core: from several threads at once, in no
+    /// set order. The first failure stops the reading and is thrown.
+    package func forEachObject(_ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
+        try readObjects(hashingPack: nil, body)
+    }
+
+    /// Reads every object, in slices of the pack on every core; each keeps its own small
+    /// cache, and a delta whose base lies in an earlier slice follows its chain back once.
+    /// With `checksum`, one more iteration hashes the whole pack meanwhile, to that checksum.
+    private func readObjects(hashingPack checksum: [UInt8]?, _ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
+        let trailer = data.count - 20
         let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, entries.count / 4_096))
         let failure = Mutex<PackError?>(nil)
         DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
             do throws(PackError) {
                 if slice == slices {
+                    guard let checksum else { return }
                     // A megabyte at a time, each given back once hashed.
                     var hasher = Insecure.SHA1()
                     for start in stride(from: 0, to: trailer, by: 1 << 20) {
@@ -93,18 +107,19 @@ package struct PackReader: @unchecked Sendable {
                         // The pages read so far leave this process's resident memory.
                         if let first = numbers.first { MappedFile.release(data, from: entries[first].offset, to: entries[number].offset) }
                     }
-                    try check(number, trailer: trailer, cache: &cache, inflater: inflater)
+                    let object = try check(number, trailer: trailer, cache: &cache, inflater: inflater)
+                    body(entries[number].id, object)
                 }
             } catch {
                 failure.withLock { $0 = $0 ?? error }
             }
         }
         if let error = failure.withLock({ $0 }) { throw error }
-        return entries.count
     }
 
     /// Checks entry `number`: its CRC-32, and its object hashed to the id the index gives.
-    private func check(_ number: Int, trailer: Int, cache: inout ObjectCache, inflater: Inflater) throws(PackError) {
+    /// Returns the object.
+    private func check(_ number: Int, trailer: Int, cache: inout ObjectCache, inflater: Inflater) throws(PackError) -> Object {
         let entry = entries[number]
         let next = number + 1 < entries.count ? entries[number + 1].offset : trailer
         let crc = data.withUnsafeBytes { crc32(of: UnsafeRawBufferPointer(rebasing: $0[entry.offset..<next])) }
@@ -112,6 +127,7 @@ package struct PackReader: @unchecked Sendable {
         let object = try resolve(number, cache: &cache, inflater: inflater)
         let id = object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: object.kind) }
         guard id == entry.id else { throw .damaged(path, "the entry at \(entry.offset) holds \(id.hex), not \(entry.id.hex)") }
+        return object
     }
 
     /// What one entry says: its header, where its data starts, and for a delta its base.

@@ -13,6 +13,20 @@ extension Repository {
         PackFile.storageOrder(of: ids, in: packs())
     }
 
+    /// Calls `body` with every object of this repository's packs, each rebuilt and hashed to
+    /// its id in Swift (``PackReader/forEachObject(_:)``), from every core at once. Objects
+    /// larger than `maximumObjectSize` are refused: the first failure stops the reading.
+    package func forEachPackedObject(
+        maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
+    ) throws(GitError) {
+        for pack in packs() {
+            try packing("reading \(pack.base).pack") { () throws(PackError) in
+                let index = try PackIndex(path: pack.base + ".idx")
+                try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize).forEachObject(body)
+            }
+        }
+    }
+
     /// Rolls `packs` into one (``RollUp/rollUp(_:in:fsync:externalBase:beforeReadBack:)``): the
     /// new pack is read back whole before any of them is removed, and on failure they all stay.
     /// Returns how many objects the new pack holds.

@@ -1,0 +1,56 @@
+import ForkStoreGit
+import Foundation
+import Synchronization
+
+extension FuzzTarget {
+    /// A whole pack read back with its index (``PackReader/forEachObject(_:)``, how a fetch's
+    /// blobs are checked ahead of its walk): a pack of objects the input makes (each piece a
+    /// blob, whole or as a delta against the one before) written by ``PackWriter``, then one of
+    /// its bytes flipped where the input says. Either the reading fails, or it gives exactly
+    /// the objects written, each once.
+    static let packReader = FuzzTarget(name: "pack-reader") { bytes in
+        guard bytes.count >= 4 else { return }
+        let flip = Int(bytes[0]) << 8 | Int(bytes[1]), mask = bytes[2] | 1
+        var objects: [[UInt8]] = []
+        var entries: [PackEntry] = []
+        for piece in bytes.dropFirst(3).split(separator: 0xFF, maxSplits: 7, omittingEmptySubsequences: false) {
+            let object = Array(piece)
+            let id = object.withUnsafeBytes { ObjectID.hash(of: $0, kind: .blob) }
+            guard !objects.contains(object) else { continue }
+            if let last = objects.last, object.count % 2 == 0,
+                let delta = last.withUnsafeBytes({ base in object.withUnsafeBytes { Delta.bytes(from: base, to: $0) } })
+            {
+                entries.append(PackEntry(id: id, delta: delta, against: entries.count - 1))
+            } else {
+                entries.append(PackEntry(id: id, kind: .blob, payload: object))
+            }
+            objects.append(object)
+        }
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("fuzz-pack-\(getpid())").path
+        try? FileManager.default.removeItem(atPath: folder)
+        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        guard let writer = try? PackWriter(directory: folder, objectCount: entries.count, fsync: false),
+            (try? writer.append(entries)) != nil, let name = try? writer.finish()
+        else { return check(false, "a pack of \(entries.count) objects was not written") }
+        let base = folder + "/pack-" + name
+        guard var pack = FileManager.default.contents(atPath: base + ".pack") else { return }
+        pack[flip % pack.count] ^= mask
+        guard FileManager.default.createFile(atPath: base + ".pack", contents: pack) else { return }
+
+        let read = Mutex<[ObjectID: [UInt8]]>([:])
+        let counted = Mutex(0)
+        do {
+            let index = try PackIndex(path: base + ".idx")
+            try PackReader(pack: base + ".pack", index: index, maximumObjectSize: 1 << 20).forEachObject { id, object in
+                counted.withLock { $0 += 1 }
+                read.withLock { $0[id] = object.bytes }
+            }
+        } catch {
+            return
+        }
+        let written = Dictionary(uniqueKeysWithValues: zip(entries.map(\.id), objects))
+        check(counted.withLock { $0 } == written.count, "\(counted.withLock { $0 }) objects read of \(written.count)")
+        check(read.withLock { $0 } == written, "objects read back otherwise, flipping byte \(flip % pack.count)")
+    }
+}
