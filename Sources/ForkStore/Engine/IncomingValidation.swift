@@ -45,6 +45,11 @@ extension StoreEngine {
         // of a tree whole and older ones as deltas made from it, so each tree read here is one
         // delta from a base just read. What fails is kept and reported in the commits' order below.
         let memory = IncomingCheckMemory()
+        // The blobs at once, as the newest commit's model version reads them (a head start:
+        // a head that cannot be read is refused below).
+        if !arriving.isEmpty, let newest = try? session.commit(head) {
+            layout.checkAhead(DataOrigin(newest), limits: blobLimits, memory: memory, in: session)
+        }
         var layoutTrailers = [[Trailer]](repeating: [], count: arriving.count)
         var layoutFailures: [Int: any Error] = [:]
         // Each commit is read once per pass: a commit's parent is, mostly, the commit checked next.
@@ -147,17 +152,25 @@ extension ContentLayout {
             throw refuse("it is \(header.size) bytes, over the limit of \(limit) bytes")
         }
         let bytes = try session.readBlob(entry.id, path: path)
+        if let rule = Self.brokenRule(ofBlob: bytes, limits: limits) { throw refuse(rule) }
+        return bytes
+    }
+
+    /// The rule a stored JSON blob's bytes break, or nil: valid JSON without duplicate keys, in
+    /// the canonical form, every asset reference in it well-formed and within `limits`. (Its
+    /// size and its entry's mode are checked before it is read.)
+    static func brokenRule(ofBlob bytes: [UInt8], limits: BlobLimits) -> String? {
         let canonical: [UInt8]
         do {
             canonical = try CanonicalJSON.canonicalize(bytes)
         } catch {
-            throw refuse("it is not valid JSON: \(error.description)")
+            return "it is not valid JSON: \(error.description)"
         }
-        guard canonical == bytes else { throw refuse("it is not in canonical JSON form") }
+        guard canonical == bytes else { return "it is not in canonical JSON form" }
         // Refused here, before any byte of an asset is fetched for it.
         if let problem = AssetReferences(inJSON: bytes, maximumSize: limits.assetSize).problems.first {
-            throw refuse("the asset reference at \(problem.pointer) is not accepted: \(problem.reason)")
+            return "the asset reference at \(problem.pointer) is not accepted: \(problem.reason)"
         }
-        return bytes
+        return nil
     }
 }

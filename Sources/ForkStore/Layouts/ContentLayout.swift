@@ -40,6 +40,16 @@ protocol ContentLayout: Sendable {
     func validate(
         _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
     ) throws -> CheckedTree
+
+    /// Before ``validate(_:against:limits:memory:in:)`` walks the fetched commits, checks what
+    /// it can of the fetched packs' blobs at once, on every core, and tells `memory` what
+    /// passed for data written as `origin` says: a head start, never a verdict (what fails or
+    /// is not reached here is checked by the walk).
+    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession)
+}
+
+extension ContentLayout {
+    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {}
 }
 
 /// One side of a merge: a tree and where its data came from.

@@ -1,4 +1,5 @@
 import ForkStoreGit
+import Synchronization
 
 extension RecordLayout {
     /// Walks the parts of the tree that differ from the parent's: the root holds only
@@ -108,6 +109,23 @@ extension RecordLayout {
                 tree: entry.id, against: oldEntry?.kind == .tree ? oldEntry?.id : nil, depth: depth + 1, path: entryPath, walk: &walk)
         }
         for entry in previous[cursor...] { try removed(entry) }
+    }
+
+    /// Checks every blob of the fetched packs as ``validateRecord(_:path:walk:)`` checks a
+    /// record file, on every core, the packs read front to back in Swift, and tells `memory`
+    /// the record each holds: the walk then reads trees, and holds each record file to its
+    /// path. A blob that is not a record of `origin`'s model version here (the participants
+    /// file, one that breaks a rule) is left to the walk, which says why.
+    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {
+        let checked = Mutex<[(blob: ObjectID, record: String)]>([])
+        // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
+        try? session.repository.forEachPackedObject(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+            guard object.kind == .blob, object.bytes.count <= limits.size, Self.brokenRule(ofBlob: object.bytes, limits: limits) == nil,
+                let envelope = try? decode(object.bytes, path: "", origin: origin)
+            else { return }
+            checked.withLock { $0.append((blob, envelope.id)) }
+        }
+        for (blob, record) in checked.withLock({ $0 }) { memory.remember(record: record, in: blob, modelVersion: origin.modelVersion) }
     }
 
     /// Checks one new or changed record file, unless the same blob was checked for the same

@@ -1,0 +1,56 @@
+@testable import ForkStore
+import ForkStoreGit
+import ForkStoreTestSupport
+import Foundation
+import Testing
+
+/// The check ahead of a fetch's walk (``RecordLayout/checkAhead(_:limits:memory:in:)``) tells
+/// the walk's memory about the record blobs that pass every check a record file's blob passes,
+/// and about no other blob.
+@Suite("Incoming check ahead")
+struct IncomingCheckAheadTests {
+    @Test func remembersTheRecordBlobsThatPassAndNoOther() async throws {
+        let folder = TemporaryFolder()
+        let films = try await RecordStore<Film>.create(at: folder.child("films"))
+        for index in 0..<20 {
+            try await films.save(Film(id: "f\(index)", title: String(repeating: "t", count: index * 20), year: 1900 + index))
+        }
+        // Beside them in the pack: a blob that is JSON but not in canonical form, one holding
+        // a record of a newer model version, one that is no JSON at all, and a record no tree
+        // holds (the check is of blobs; the walk holds each to its path).
+        var strays: [String] = []
+        for text in [#"{"id":"f1","modelVersion":1,"record":{"id":"f1","title":"","year":1}}"#,
+                     "{\n  \"id\": \"f2\",\n  \"modelVersion\": 7,\n  \"record\": {\n    \"id\": \"f2\",\n    \"title\": \"\",\n    \"year\": 1\n  }\n}\n",
+                     "not JSON\n",
+                     "{\n  \"id\": \"z\",\n  \"modelVersion\": 1,\n  \"record\": {\n    \"id\": \"z\",\n    \"title\": \"\",\n    \"year\": 1\n  }\n}\n"] {
+            let blob = try await git("--git-dir", films.path, "hash-object", "-w", "--stdin", input: text).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            #expect(try await git("--git-dir", films.path, "update-ref", "refs/stray/\(strays.count)", blob).status == 0)
+            strays.append(blob)
+        }
+        #expect(try await git("--git-dir", films.path, "repack", "-adq").status == 0)
+        var blobs: [String: String] = [:]
+        for index in 0..<20 {
+            let path = RecordPath(id: "f\(index)").description
+            blobs["f\(index)"] = try await git("--git-dir", films.path, "rev-parse", "main:\(path)").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+
+        let limit = 300
+        let checked = try await onOwnThread { [blobs, strays] in
+            try films.engine.read { session in
+                let memory = IncomingCheckMemory()
+                let head = try session.head(of: .main)
+                try RecordLayout<Film>().checkAhead(DataOrigin(head), limits: BlobLimits(size: limit), memory: memory, in: session)
+                let records = blobs.mapValues { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }
+                let others = strays.map { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }
+                return (records, others)
+            }
+        }
+        for index in 0..<20 {
+            let size = try await git("--git-dir", films.path, "cat-file", "-s", blobs["f\(index)"]!).stdout
+            let fits = (Int(size.trimmingCharacters(in: .whitespacesAndNewlines)) ?? .max) <= limit
+            #expect(checked.0["f\(index)"] ?? nil == (fits ? "f\(index)" : nil), "f\(index), \(size) bytes")
+        }
+        #expect(checked.0.values.contains { $0 == nil } && checked.0.values.contains { $0 != nil }, "some fit the limit, some do not")
+        #expect(checked.1 == [nil, nil, nil, "z"])
+    }
+}
