@@ -136,10 +136,11 @@ extension StoreEngine {
 extension ContentLayout {
     /// Checks a stored JSON blob that arrived: within `limits`, valid JSON without duplicate
     /// keys, in the canonical form every writer must produce, and every asset reference in it
-    /// well-formed (FORMAT.md §13.1), naming an asset within `limits`. Returns its bytes.
+    /// well-formed (FORMAT.md §13.1), naming an asset within `limits`. Returns its bytes and
+    /// the document they parse to, so nothing parses them again.
     func checkedBlob(
         _ entry: TreeEntry, path: String, in commit: Commit, limits: BlobLimits, session: StoreSession
-    ) throws(StoreError) -> [UInt8] {
+    ) throws(StoreError) -> (bytes: [UInt8], document: JSONValue) {
         let limit = limits.size
         func refuse(_ rule: String) -> StoreError { .rejectedCommit(commit: commit.id, path: path, rule: rule) }
         guard entry.isPlainFile else {
@@ -152,25 +153,35 @@ extension ContentLayout {
             throw refuse("it is \(header.size) bytes, over the limit of \(limit) bytes")
         }
         let bytes = try session.readBlob(entry.id, path: path)
-        if let rule = Self.brokenRule(ofBlob: bytes, limits: limits) { throw refuse(rule) }
-        return bytes
+        switch Self.checkedDocument(ofBlob: bytes, limits: limits) {
+        case .success(let document): return (bytes, document)
+        case .failure(let broken): throw refuse(broken.rule)
+        }
     }
 
-    /// The rule a stored JSON blob's bytes break, or nil: valid JSON without duplicate keys, in
-    /// the canonical form, every asset reference in it well-formed and within `limits`. (Its
-    /// size and its entry's mode are checked before it is read.)
-    static func brokenRule(ofBlob bytes: [UInt8], limits: BlobLimits) -> String? {
-        let canonical: [UInt8]
+    /// The document a stored JSON blob's bytes hold, or the rule they break: valid JSON
+    /// without duplicate keys, in the canonical form, every asset reference in it well-formed
+    /// and within `limits`. (Its size and its entry's mode are checked before it is read.)
+    static func checkedDocument(ofBlob bytes: [UInt8], limits: BlobLimits) -> Result<JSONValue, BrokenBlobRule> {
+        let document: JSONValue
         do {
-            canonical = try CanonicalJSON.canonicalize(bytes)
+            document = try CanonicalJSON.parse(bytes)
         } catch {
-            return "it is not valid JSON: \(error.description)"
+            return .failure(BrokenBlobRule(rule: "it is not valid JSON: \(error.description)"))
         }
-        guard canonical == bytes else { return "it is not in canonical JSON form" }
+        guard CanonicalJSON.serialize(document) == bytes else { return .failure(BrokenBlobRule(rule: "it is not in canonical JSON form")) }
         // Refused here, before any byte of an asset is fetched for it.
-        if let problem = AssetReferences(inJSON: bytes, maximumSize: limits.assetSize).problems.first {
-            return "the asset reference at \(problem.pointer) is not accepted: \(problem.reason)"
+        if AssetReferences.mayHoldReferences(bytes),
+            let problem = AssetReferences(in: document, maximumSize: limits.assetSize).problems.first
+        {
+            return .failure(BrokenBlobRule(rule: "the asset reference at \(problem.pointer) is not accepted: \(problem.reason)"))
         }
-        return nil
+        return .success(document)
     }
+}
+
+/// The rule an incoming blob breaks, in words that follow "it" (see
+/// ``ContentLayout/checkedDocument(ofBlob:limits:)``).
+struct BrokenBlobRule: Error {
+    let rule: String
 }

@@ -52,7 +52,7 @@ extension StoreEngine {
                 if let entry = try session.entry(atPath: path, inTree: parent.tree) { parentBlobs.insert(entry.id) }
             }
             if !own.isPlainFile || !parentBlobs.contains(own.id) {
-                let bytes = try layout.checkedBlob(own, path: path, in: commit, limits: BlobLimits(size: limit), session: session)
+                let bytes = try layout.checkedBlob(own, path: path, in: commit, limits: BlobLimits(size: limit), session: session).bytes
                 switch ParticipantsFile.strictlyDecoded(bytes) {
                 case .success(let file): inForce.remember(file, blob: own.id)
                 case .failure(let broken): throw refuse(broken.description, path)

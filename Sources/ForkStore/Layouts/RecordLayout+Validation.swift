@@ -120,8 +120,9 @@ extension RecordLayout {
         let checked = Mutex<[(blob: ObjectID, record: String)]>([])
         // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
         try? session.repository.forEachPackedObject(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
-            guard object.kind == .blob, object.bytes.count <= limits.size, Self.brokenRule(ofBlob: object.bytes, limits: limits) == nil,
-                let envelope = try? decode(object.bytes, path: "", origin: origin)
+            guard object.kind == .blob, object.bytes.count <= limits.size,
+                case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
+                let envelope = try? decode(document: document, path: "", origin: origin)
             else { return }
             checked.withLock { $0.append((blob, envelope.id)) }
         }
@@ -142,8 +143,8 @@ extension RecordLayout {
             try checkPath(holding: id)
             return
         }
-        let bytes = try checkedBlob(entry, path: path, in: commit, limits: walk.limits, session: walk.session)
-        let envelope = try decode(bytes, path: path, origin: DataOrigin(commit))
+        let blob = try checkedBlob(entry, path: path, in: commit, limits: walk.limits, session: walk.session)
+        let envelope = try decode(document: blob.document, path: path, origin: DataOrigin(commit))
         try checkPath(holding: envelope.id)
         walk.memory.remember(record: envelope.id, in: entry.id, modelVersion: commit.modelVersion)
     }

@@ -25,7 +25,13 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     func decode(
         _ bytes: [UInt8], path: String, origin: DataOrigin, expecting id: String? = nil
     ) throws(StoreError) -> RecordEnvelope<Record> {
-        let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: path)
+        try decode(document: ValueCodec.parse(bytes, commit: origin.commit.id, path: path), path: path, origin: origin, expecting: id)
+    }
+
+    /// Decodes a record blob already parsed strictly (see ``decode(_:path:origin:expecting:)``).
+    func decode(
+        document: JSONValue, path: String, origin: DataOrigin, expecting id: String? = nil
+    ) throws(StoreError) -> RecordEnvelope<Record> {
         let current = try model.migrated(document, origin: origin, path: path, member: "record")
         let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: current, commit: origin.commit.id, path: path)
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {

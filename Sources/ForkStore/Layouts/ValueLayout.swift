@@ -25,7 +25,11 @@ struct ValueLayout<Value: Resource>: ContentLayout {
 
     /// A value's bytes, migrated to the current model version and decoded.
     private func decode(_ bytes: [UInt8], origin: DataOrigin) throws(StoreError) -> Value {
-        let document = try ValueCodec.parse(bytes, commit: origin.commit.id, path: Self.path)
+        try decode(document: ValueCodec.parse(bytes, commit: origin.commit.id, path: Self.path), origin: origin)
+    }
+
+    /// A value's document, already parsed strictly, migrated and decoded.
+    private func decode(document: JSONValue, origin: DataOrigin) throws(StoreError) -> Value {
         let current = try model.migrated(document, origin: origin, path: Self.path)
         return try ValueCodec.decode(Value.self, from: current, commit: origin.commit.id, path: Self.path)
     }
@@ -96,7 +100,8 @@ struct ValueLayout<Value: Resource>: ContentLayout {
         }
         guard let value else { return walked }  // no value: a removal
         if let parentTree, try session.entry(atPath: Self.path, inTree: parentTree)?.id == value.id { return walked }
-        _ = try decode(checkedBlob(value, path: Self.path, in: commit, limits: limits, session: session), origin: DataOrigin(commit))
+        _ = try decode(
+            document: checkedBlob(value, path: Self.path, in: commit, limits: limits, session: session).document, origin: DataOrigin(commit))
         return walked
     }
 
