@@ -53,4 +53,35 @@ struct IncomingCheckAheadTests {
         #expect(checked.0.values.contains { $0 == nil } && checked.0.values.contains { $0 != nil }, "some fit the limit, some do not")
         #expect(checked.1 == [nil, nil, nil, "z"])
     }
+
+    /// The check of a fetch starts with the check ahead, once per model version however many
+    /// lineages it checks: the walk then checks no record blob itself.
+    @Test func theCheckOfAFetchChecksAheadOnce() async throws {
+        let folder = TemporaryFolder()
+        let films = try await RecordStore<Film>.create(at: folder.child("films"))
+        for index in 0..<20 {
+            try await films.save(Film(id: "f\(index)", title: "t\(index)", year: 1900 + index))
+        }
+        #expect(try await git("--git-dir", films.path, "repack", "-adq").status == 0)
+        let walked = try await onOwnThread {
+            try films.engine.read { session in
+                let head = try session.head(of: .main)
+                func walkChecks(_ memory: IncomingCheckMemory) throws -> Int {
+                    let before = memory.recordsCheckedByWalk
+                    _ = try films.engine.validateIncoming(head.id.objectID, notIn: [], trusting: nil, in: session, memory: memory)
+                    return memory.recordsCheckedByWalk - before
+                }
+                let memory = IncomingCheckMemory()
+                let first = try walkChecks(memory), second = try walkChecks(memory)
+                let checkedAgain = memory.startsCheckAhead(for: head.modelVersion)
+                // Without the check ahead, the walk checks every record blob itself.
+                let unchecked = IncomingCheckMemory()
+                _ = unchecked.startsCheckAhead(for: head.modelVersion)
+                return (first, second, checkedAgain, try walkChecks(unchecked))
+            }
+        }
+        #expect(walked.0 == 0 && walked.1 == 0, "the walk checked \(walked.0), then \(walked.1) record blobs itself")
+        #expect(!walked.2, "the fetch was to be checked ahead again")
+        #expect(walked.3 == 20)
+    }
 }

@@ -26,11 +26,11 @@ extension StoreEngine {
     ///   else that breaks the format.
     ///
     /// `progress` hears how many of the commits had their trees and blobs checked, at most
-    /// ten times a second, and once when all were.
+    /// ten times a second, and once when all were. Checks of one fetch share a `memory`.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?,
         trustedOwners: Set<ParticipantKey> = [], archives: [CommitID: ObjectID] = [:], in session: StoreSession,
-        progress: IncomingCheckProgress? = nil
+        memory: IncomingCheckMemory = IncomingCheckMemory(), progress: IncomingCheckProgress? = nil
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
@@ -44,10 +44,9 @@ extension StoreEngine {
         // Trees and blobs first, newest commit first: a fetched pack holds the newest version
         // of a tree whole and older ones as deltas made from it, so each tree read here is one
         // delta from a base just read. What fails is kept and reported in the commits' order below.
-        let memory = IncomingCheckMemory()
         // The blobs at once, as the newest commit's model version reads them (a head start:
         // a head that cannot be read is refused below).
-        if !arriving.isEmpty, let newest = try? session.commit(head) {
+        if !arriving.isEmpty, let newest = try? session.commit(head), memory.startsCheckAhead(for: newest.modelVersion) {
             layout.checkAhead(DataOrigin(newest), limits: blobLimits, memory: memory, in: session)
         }
         var layoutTrailers = [[Trailer]](repeating: [], count: arriving.count)

@@ -108,16 +108,18 @@ extension StoreEngine {
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
             var arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
+                // One memory for both lineages' checks, let go of before the objects move in.
+                let memory = IncomingCheckMemory()
                 // The old history first: what the lineage's commits are checked against may
                 // need it (the participants of the commit a checkpoint stands in for).
                 let old = try archive.map { archive in
                     try validateIncoming(
                         archive.head.objectID, notIn: known + archives.values, trusting: trusted, trustedOwners: trustedOwners,
-                        archives: archives, in: transfer)
+                        archives: archives, in: transfer, memory: memory)
                 }
                 arriving = try validateIncoming(
                     incoming.objectID, notIn: known, trusting: trusted, trustedOwners: trustedOwners, archives: archives, in: transfer,
-                    progress: checkProgress)
+                    memory: memory, progress: checkProgress)
                 if let old {
                     arriving.commits = old.commits + arriving.commits
                     arriving.objects.formUnion(old.objects)

@@ -19,6 +19,10 @@ final class IncomingCheckMemory {
     /// beyond ``maximumTreeBytes`` and ``maximumRecordBytes``, they are read or checked again.
     private var treeBytes = 0, recordBytes = 0
     let maximumTreeBytes: Int, maximumRecordBytes: Int
+    /// The model versions the fetch's packs were checked ahead for (``ContentLayout/checkAhead(_:limits:memory:in:)``).
+    private var checkedAhead: Set<Int?> = []
+    /// How many record blobs the walk checked itself: neither checked ahead nor earlier in the walk.
+    var recordsCheckedByWalk = 0
 
     private struct RecordKey: Hashable {
         var blob: ObjectID, modelVersion: Int?
@@ -29,6 +33,12 @@ final class IncomingCheckMemory {
     init(maximumTreeBytes: Int = 16 << 20, maximumRecordBytes: Int = 16 << 20) {
         self.maximumTreeBytes = maximumTreeBytes
         self.maximumRecordBytes = maximumRecordBytes
+    }
+
+    /// Whether the fetch's packs are still to be checked ahead for `modelVersion`; true once.
+    /// (A sync that takes a checkpoint with its archive checks two lineages from one fetch.)
+    func startsCheckAhead(for modelVersion: Int?) -> Bool {
+        checkedAhead.insert(modelVersion).inserted
     }
 
     /// Moves on to the next commit: the trees read for the last one stay available to it.

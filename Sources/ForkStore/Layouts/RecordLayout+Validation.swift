@@ -143,6 +143,7 @@ extension RecordLayout {
             try checkPath(holding: id)
             return
         }
+        walk.memory.recordsCheckedByWalk += 1
         let blob = try checkedBlob(entry, path: path, in: commit, limits: walk.limits, session: walk.session)
         let envelope = try decode(document: blob.document, path: path, origin: DataOrigin(commit))
         try checkPath(holding: envelope.id)
