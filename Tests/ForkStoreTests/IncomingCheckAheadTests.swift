@@ -66,9 +66,11 @@ struct IncomingCheckAheadTests {
         let walked = try await onOwnThread {
             try films.engine.read { session in
                 let head = try session.head(of: .main)
+                var aheadChecks: [Int] = []
                 func walkChecks(_ memory: IncomingCheckMemory) throws -> Int {
-                    let before = memory.recordsCheckedByWalk
+                    let (before, aheadBefore) = (memory.recordsCheckedByWalk, memory.recordsCheckedAhead)
                     _ = try films.engine.validateIncoming(head.id.objectID, notIn: [], trusting: nil, in: session, memory: memory)
+                    aheadChecks.append(memory.recordsCheckedAhead - aheadBefore)
                     return memory.recordsCheckedByWalk - before
                 }
                 let memory = IncomingCheckMemory()
@@ -77,9 +79,12 @@ struct IncomingCheckAheadTests {
                 // Without the check ahead, the walk checks every record blob itself.
                 let unchecked = IncomingCheckMemory()
                 _ = unchecked.startsCheckAhead(for: head.modelVersion)
-                return (first, second, checkedAgain, try walkChecks(unchecked))
+                let withoutCheckAhead = try walkChecks(unchecked)
+                return (first, second, checkedAgain, withoutCheckAhead, aheadChecks)
             }
         }
+        // The second check of the same fetch reads nothing ahead again.
+        #expect(walked.4 == [20, 0, 0], "records checked ahead by each check: \(walked.4)")
         #expect(walked.0 == 0 && walked.1 == 0, "the walk checked \(walked.0), then \(walked.1) record blobs itself")
         #expect(!walked.2, "the fetch was to be checked ahead again")
         #expect(walked.3 == 20)

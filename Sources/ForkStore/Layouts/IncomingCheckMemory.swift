@@ -21,8 +21,9 @@ final class IncomingCheckMemory {
     let maximumTreeBytes: Int, maximumRecordBytes: Int
     /// The model versions the fetch's packs were checked ahead for (``ContentLayout/checkAhead(_:limits:memory:in:)``).
     private var checkedAhead: Set<Int?> = []
-    /// How many record blobs the walk checked itself: neither checked ahead nor earlier in the walk.
-    var recordsCheckedByWalk = 0
+    /// How many record blobs the check ahead found good, and how many the walk checked itself
+    /// (neither checked ahead nor earlier in the walk).
+    var recordsCheckedAhead = 0, recordsCheckedByWalk = 0
 
     private struct RecordKey: Hashable {
         var blob: ObjectID, modelVersion: Int?

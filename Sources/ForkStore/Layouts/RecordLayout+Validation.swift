@@ -126,7 +126,9 @@ extension RecordLayout {
             else { return }
             checked.withLock { $0.append((blob, envelope.id)) }
         }
-        for (blob, record) in checked.withLock({ $0 }) { memory.remember(record: record, in: blob, modelVersion: origin.modelVersion) }
+        let found = checked.withLock { $0 }
+        memory.recordsCheckedAhead += found.count
+        for (blob, record) in found { memory.remember(record: record, in: blob, modelVersion: origin.modelVersion) }
     }
 
     /// Checks one new or changed record file, unless the same blob was checked for the same
