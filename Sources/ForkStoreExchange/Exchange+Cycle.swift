@@ -324,10 +324,12 @@ extension Exchange {
         let limits = IncomingLimits(
             maximumObjectSize: options.maximumObjectSize ?? store.engine.defaultMaximumIncomingObjectSize,
             maximumFetchSize: options.maximumFetchSize, maximumObjectCount: options.maximumObjectCount)
+        let pacing = TransferProgressPacing()
         return RemoteOptions(credential: credential, trust: trust, timeouts: timeouts, limits: limits) { [weak self] statistics in
-            self?.publish(.progress(TransferProgress(
+            let progress = TransferProgress(
                 direction: statistics.direction == .fetch ? .fetch : .push,
-                objects: statistics.objects, totalObjects: statistics.totalObjects, bytes: statistics.bytes)))
+                objects: statistics.objects, totalObjects: statistics.totalObjects, bytes: statistics.bytes)
+            if pacing.admits(progress) { self?.publish(.progress(progress)) }
         }
     }
 

@@ -95,7 +95,8 @@ public struct SyncReport: Sendable, Equatable {
 public enum ExchangeEvent: Sendable, Equatable {
     /// The state changed.
     case state(ExchangeState)
-    /// Objects and bytes moved so far by the current fetch or push.
+    /// Objects and bytes moved so far by the current fetch or push: at most ten times a
+    /// second, and once when every object has moved.
     case progress(TransferProgress)
     /// Fetched commits checked so far (FORMAT.md §8), before any of them reaches `cloud` or
     /// `main`; comes after the fetch's ``progress(_:)`` and before ``finished(_:)``.

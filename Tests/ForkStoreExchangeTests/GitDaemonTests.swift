@@ -12,6 +12,32 @@ struct GitDaemonTests {
         try await lab.expectTwoReplicasConverge(through: Remote(daemon.url("remote.git")))
     }
 
+    /// libgit2 reports every object a fetch receives and every delta it resolves; the events
+    /// carry a few of them, among them the one that says every object arrived.
+    @Test func aFirstSyncReportsItsFetchInAFewProgressEvents() async throws {
+        let lab = try await SyncLab()
+        let daemon = try await GitDaemon(basePath: lab.folder.path)
+        let source = try await RecordStore<Task2>.create(at: lab.folder.child("source"))
+        try await source.save((0..<2_000).map { Task2(id: "task-\($0)", title: "title \($0)") })
+        try await Exchange(store: source, remote: try Remote(daemon.url("remote.git"))).sync()
+
+        let store = try await RecordStore<Task2>.create(at: lab.folder.child("new"))
+        let exchange = Exchange(store: store, remote: try Remote(daemon.url("remote.git")))
+        let events = exchange.events()
+        try await exchange.sync()
+        var fetched: [TransferProgress] = []
+        for await event in events {
+            if case .progress(let progress) = event, progress.direction == .fetch { fetched.append(progress) }
+            if case .finished = event { break }
+        }
+        // 2,000 records are over 4,000 objects (their blobs, the trees above them).
+        let last = try #require(fetched.last)
+        #expect(last.totalObjects > 4_000 && last.objects == last.totalObjects, "\(last)")
+        #expect(fetched.count < 100, "\(fetched.count) progress events")
+        #expect(zip(fetched, fetched.dropFirst()).allSatisfy { $0 != $1 }, "no report repeats the one before")
+        #expect(try await store.count() == 2_000)
+    }
+
     @Test func aDaemonStoppedMidRunIsOfflineThenCatchesUp() async throws {
         let lab = try await SyncLab()
         let daemon = try await GitDaemon(basePath: lab.folder.path)
