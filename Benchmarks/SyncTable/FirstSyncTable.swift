@@ -17,11 +17,16 @@ import Foundation
 import Glibc
 #endif
 
-/// The child half of the first-sync table: a new replica at `path` syncs once from `url`
-/// and must then hold `count` records.
+/// The child half of the first-sync table: a new replica at `path` syncs once from `url`,
+/// its events watched as an app that shows progress watches them, and must then hold
+/// `count` records.
 func firstSyncChild(path: String, url: String, count: Int) async throws {
     let store = try await RecordStore<Item>.create(at: path)
-    _ = try await Exchange(store: store, remote: try Remote(url)).sync()
+    let exchange = Exchange(store: store, remote: try Remote(url))
+    let events = exchange.events()
+    let watcher = Task { for await _ in events {} }
+    defer { watcher.cancel() }
+    _ = try await exchange.sync()
     let received = try await store.count()
     guard received == count else { throw BenchmarkFailure(reason: "the new replica holds \(received) records, not \(count)") }
 }
