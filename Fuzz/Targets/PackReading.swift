@@ -3,7 +3,7 @@ import Foundation
 import Synchronization
 
 extension FuzzTarget {
-    /// A whole pack read back with its index (``PackReader/forEachObject(_:)``, how a fetch's
+    /// A whole pack read back with its index (``PackReader/forEachObject(of:_:)``, how a fetch's
     /// blobs are checked ahead of its walk): a pack of objects the input makes (each piece a
     /// blob, whole or as a delta against the one before) written by ``PackWriter``, then one of
     /// its bytes flipped where the input says. Either the reading fails, or it gives exactly

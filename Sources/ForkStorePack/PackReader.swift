@@ -73,14 +73,39 @@ package struct PackReader: @unchecked Sendable {
     /// Calls `body` with every object of the pack, rebuilt and hashed to the id the index gives
     /// it (each entry's CRC-32 checked too), on every core: from several threads at once, in no
     /// set order. The first failure stops the reading and is thrown.
-    package func forEachObject(_ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
-        try readObjects(hashingPack: nil, body)
+    ///
+    /// With `kind`, only the objects of that kind: the other entries are neither inflated nor
+    /// checked (a delta is of its base's kind, found from the entries' headers).
+    package func forEachObject(of kind: ObjectKind? = nil, _ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
+        let kinds = try kind.map { _ throws(PackError) in try entryKinds() }
+        try readObjects(hashingPack: nil, skipping: { number in kinds?[number].map { $0 != kind } ?? false }) { id, object in
+            if kind == nil || object.kind == kind { body(id, object) }
+        }
+    }
+
+    /// The kind of each entry, in pack order, read from the headers alone: a delta's is its
+    /// base's. Nil where the base lies outside the pack, or after the delta (a reference delta
+    /// may name a later entry): only reading the object says.
+    private func entryKinds() throws(PackError) -> [ObjectKind?] {
+        var kinds = [ObjectKind?](repeating: nil, count: entries.count)
+        for number in entries.indices {
+            let (header, base, _) = try parse(number)
+            switch base {
+            case .none: kinds[number] = header.type.kind
+            case .entry(let found) where found < number: kinds[number] = kinds[found]
+            case .entry, .external: break
+            }
+        }
+        return kinds
     }
 
     /// Reads every object, in slices of the pack on every core; each keeps its own small
     /// cache, and a delta whose base lies in an earlier slice follows its chain back once.
     /// With `checksum`, one more iteration hashes the whole pack meanwhile, to that checksum.
-    private func readObjects(hashingPack checksum: [UInt8]?, _ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
+    /// Entries `skipping` names are not read.
+    private func readObjects(
+        hashingPack checksum: [UInt8]?, skipping: @Sendable (Int) -> Bool = { _ in false }, _ body: @Sendable (ObjectID, Object) -> Void
+    ) throws(PackError) {
         let trailer = data.count - 20
         let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, entries.count / 4_096))
         let failure = Mutex<PackError?>(nil)
@@ -107,6 +132,7 @@ package struct PackReader: @unchecked Sendable {
                         // The pages read so far leave this process's resident memory.
                         if let first = numbers.first { MappedFile.release(data, from: entries[first].offset, to: entries[number].offset) }
                     }
+                    if skipping(number) { continue }
                     let object = try check(number, trailer: trailer, cache: &cache, inflater: inflater)
                     body(entries[number].id, object)
                 }

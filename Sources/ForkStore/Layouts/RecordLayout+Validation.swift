@@ -119,8 +119,8 @@ extension RecordLayout {
     func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {
         let checked = Mutex<[(blob: ObjectID, record: String)]>([])
         // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
-        try? session.repository.forEachPackedObject(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
-            guard object.kind == .blob, object.bytes.count <= limits.size,
+        try? session.repository.forEachPackedObject(of: .blob, maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+            guard object.bytes.count <= limits.size,
                 case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
                 let envelope = try? decode(document: document, path: "", origin: origin)
             else { return }

@@ -13,16 +13,17 @@ extension Repository {
         PackFile.storageOrder(of: ids, in: packs())
     }
 
-    /// Calls `body` with every object of this repository's packs, each rebuilt and hashed to
-    /// its id in Swift (``PackReader/forEachObject(_:)``), from every core at once. Objects
-    /// larger than `maximumObjectSize` are refused: the first failure stops the reading.
+    /// Calls `body` with every object of this repository's packs, or every one of `kind`, each
+    /// rebuilt and hashed to its id in Swift (``PackReader/forEachObject(of:_:)``), from every
+    /// core at once. Objects larger than `maximumObjectSize` are refused: the first failure
+    /// stops the reading.
     package func forEachPackedObject(
-        maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
+        of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
     ) throws(GitError) {
         for pack in packs() {
             try packing("reading \(pack.base).pack") { () throws(PackError) in
                 let index = try PackIndex(path: pack.base + ".idx")
-                try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize).forEachObject(body)
+                try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize).forEachObject(of: kind, body)
             }
         }
     }
