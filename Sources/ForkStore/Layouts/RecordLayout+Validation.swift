@@ -136,7 +136,7 @@ extension RecordLayout {
     private func validateRecord(_ entry: TreeEntry, path: String, walk: IncomingWalk) throws {
         let commit = walk.commit
         func checkPath(holding id: String) throws(StoreError) {
-            guard RecordPath(id: id).description == path else {
+            guard RecordPath.isPath(path, of: id) else {
                 throw StoreError.rejectedCommit(
                     commit: commit.id, path: path, rule: "it holds record '\(id)', whose path is \(RecordPath(id: id)), not this one")
             }
