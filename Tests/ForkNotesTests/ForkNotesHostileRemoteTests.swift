@@ -103,7 +103,14 @@ struct ForkNotesHostileRemoteTests {
         let head = try await git("--git-dir", store, "rev-parse", "main").stdout
         try await bomb.plant(in: remote, size: Self.size(of: bomb), modelVersion: 3, folder: cli.folder.path)
 
-        let refused = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
+        var refused = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
+        // Beside other work one run can stall for seconds (seen: 3.0 s against a good sync's
+        // 0.55 s, where alone it takes 0.4 s): a refusal that ran long is timed once more, and
+        // the faster run counts. One that read the bomb whole would be slow both times.
+        if refused.seconds >= good.seconds + 2 {
+            let again = try await MeasuredRun.run(forknotes, ["sync", "--store", store], limit: 60, environment: environment)
+            if again.seconds < refused.seconds { refused = again }
+        }
         print(
             "\(bomb) bomb of \(Self.size(of: bomb) >> 20) MB over \(transport): refused in \(String(format: "%.2f", refused.seconds)) s at",
             "\(refused.peakKB >> 10) MB (a good sync: \(good.peakKB >> 10) MB)")
