@@ -19,9 +19,9 @@ final class TransferProgressPacing: Sendable {
     /// Whether `progress` is to be published; if so, it is now the last one published.
     func admits(_ progress: TransferProgress) -> Bool {
         last.withLock { last in
+            guard progress != last?.progress else { return false }
             let now = ContinuousClock.now
             if let last {
-                guard progress != last.progress else { return false }
                 let isComplete = progress.totalObjects > 0 && progress.objects == progress.totalObjects
                 guard isComplete || now - last.at >= interval else { return false }
             }
