@@ -10,6 +10,12 @@ package struct JSONValueDecoder {
     package func decode<Value: Decodable>(_ type: Value.Type, from json: JSONValue) throws -> Value {
         try JSONValueDecoding(value: json, codingPath: []).decode(type)
     }
+
+    /// Decodes `type` from `json` as the member `key` of an object at the top level, as the
+    /// object's keyed container would: errors name the path below `key`.
+    package func decode<Value: Decodable>(_ type: Value.Type, from json: JSONValue, at key: any CodingKey) throws -> Value {
+        try JSONValueDecoding(value: json, in: [], at: key).decode(type)
+    }
 }
 
 /// One value being decoded, at its coding path; also its own single-value container.

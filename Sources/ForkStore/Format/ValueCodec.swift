@@ -36,8 +36,13 @@ enum ValueCodec {
     static func decode<Value: Decodable>(
         _ type: Value.Type, from json: JSONValue, commit: CommitID, path: String
     ) throws(StoreError) -> Value {
+        try decoding(commit: commit, path: path) { try JSONValueDecoder().decode(Value.self, from: json) }
+    }
+
+    /// Runs a decoding, its failure turned into the error a stored value that does not decode is.
+    static func decoding<Value>(commit: CommitID, path: String, _ body: () throws -> Value) throws(StoreError) -> Value {
         do {
-            return try JSONValueDecoder().decode(Value.self, from: json)
+            return try body()
         } catch {
             throw StoreError.undecodableValue(commit: commit, path: path, reason: describe(error))
         }

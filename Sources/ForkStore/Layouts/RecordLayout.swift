@@ -33,7 +33,7 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
         document: JSONValue, path: String, origin: DataOrigin, expecting id: String? = nil
     ) throws(StoreError) -> RecordEnvelope<Record> {
         let current = try model.migrated(document, origin: origin, path: path, member: "record")
-        let envelope = try ValueCodec.decode(RecordEnvelope<Record>.self, from: current, commit: origin.commit.id, path: path)
+        let envelope = try ValueCodec.decoding(commit: origin.commit.id, path: path) { try RecordEnvelope<Record>.decoded(from: current) }
         if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
             throw StoreError.undecodableValue(
                 commit: origin.commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")
