@@ -131,10 +131,12 @@ public struct TransferProgress: Sendable, Equatable {
     public var bytes: Int
 }
 
-/// How far the check of fetched commits has come: the commits whose trees and records were
-/// checked, of all the fetch brought.
+/// How far the check of fetched commits has come: the commits whose trees were walked, of all
+/// the fetch brought. Their record files are checked as the walk meets them, or, while the
+/// fetched blobs are still being checked ahead, once that is done; the report of every commit
+/// comes when everything is checked.
 public struct CheckProgress: Sendable, Equatable {
-    /// Commits checked so far.
+    /// Commits walked so far.
     public var commits: Int
     /// Commits the fetch brought that the store lacked.
     public var totalCommits: Int

@@ -89,4 +89,61 @@ struct IncomingCheckAheadTests {
         #expect(!walked.2, "the fetch was to be checked ahead again")
         #expect(walked.3 == 20)
     }
+
+    /// While the check ahead runs, the walk leaves record files for later and goes on reading
+    /// trees; a commit that breaks a rule of its tree after a bad record file still fails for
+    /// the record, as it does when each file is checked where the walk meets it.
+    @Test func aWalkThatLeavesRecordsForLaterReportsTheSameFirstFailure() async throws {
+        let folder = TemporaryFolder()
+        let films = try await RecordStore<Film>.create(at: folder.child("films"))
+        func object(_ arguments: String..., input: String) async throws -> String {
+            try await git(["--git-dir", films.path] + arguments, input: input).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let good = try await object(
+            "hash-object", "-w", "--stdin",
+            input: "{\n  \"id\": \"g\",\n  \"modelVersion\": 1,\n  \"record\": {\n    \"id\": \"g\",\n    \"title\": \"G\",\n    \"year\": 2000\n  }\n}\n")
+        let bad = try await object("hash-object", "-w", "--stdin", input: "not JSON\n")
+        let goodPath = RecordPath(id: "g").description.split(separator: "/").map(String.init)
+        // records/<good's shards>/<good>, then records/<shard>/00/x.json holding no JSON, then a
+        // shard folder named against the rules: three commits, the bad parts in different orders.
+        func tree(_ entries: [(mode: String, name: String, id: String)]) async throws -> String {
+            let lines = entries.sorted { $0.name < $1.name }.map { "\($0.mode) \($0.mode == "040000" ? "tree" : "blob") \($0.id)\t\($0.name)\n" }
+            return try await object("mktree", input: lines.joined())
+        }
+        let goodFile = try await tree([("100644", goodPath[3], good)])
+        let goodShard = try await tree([("040000", goodPath[2], goodFile)])
+        let badFile = try await tree([("100644", "x.json", bad)])
+        let badShard = try await tree([("040000", "00", badFile)])
+        let ruleBreaker = try await tree([("040000", "zz", badFile)])
+        var commits: [String] = []
+        for shards in [[(goodPath[1], goodShard), ("fe", badShard)], [(goodPath[1], goodShard), ("fe", ruleBreaker)], [("01", badShard), ("zz", goodShard)]] {
+            let records = try await tree(shards.map { ("040000", $0.0, $0.1) })
+            let root = try await tree([("040000", "records", records)])
+            commits.append(try await object("commit-tree", root, "-m", "Hostile\n\nModel-Version: 1", input: ""))
+        }
+        let outcomes = try await onOwnThread { [commits] in
+            try films.engine.read { session in
+                try commits.map { hex in
+                    let commit = try session.commit(ObjectID(hex: hex)!)
+                    let layout = try RecordLayout<Film>(), limits = BlobLimits(size: 10_000)
+                    func failure(_ check: () throws -> CheckedTree) -> String {
+                        do { return "passed, \(try check().walked.count) objects" } catch { return String(describing: error) }
+                    }
+                    let atOnce = failure {
+                        try layout.validate(commit, against: nil, limits: limits, memory: IncomingCheckMemory(), deferringRecords: false, in: session)
+                    }
+                    let later = failure {
+                        let memory = IncomingCheckMemory()
+                        let walked = try layout.validate(commit, against: nil, limits: limits, memory: memory, deferringRecords: true, in: session)
+                        return try layout.checkDeferredRecords(of: walked, in: commit, limits: limits, memory: memory, session: session)
+                    }
+                    return (atOnce, later)
+                }
+            }
+        }
+        for (atOnce, later) in outcomes { #expect(atOnce == later) }
+        #expect(outcomes[0].0.contains("not valid JSON"), "\(outcomes[0].0)")
+        #expect(outcomes[1].0.contains("two lowercase hexadecimal digits"), "\(outcomes[1].0)")
+        #expect(outcomes[2].0.contains("not valid JSON"), "\(outcomes[2].0)")
+    }
 }

@@ -10,6 +10,10 @@ extension StoreEngine {
     /// Where a fetched head that failed validation is kept for inspection.
     static var quarantineReference: String { "refs/forkstore/quarantine" }
 
+    /// How many record files the walk leaves for the check ahead before it waits for it:
+    /// their paths and entries take about 10 MB.
+    static var maximumWaitingRecords: Int { 65_536 }
+
     /// Checks every commit reachable from `head` but from none of `known` (commits this store
     /// already holds, checked when they arrived or written here), oldest first, and returns
     /// them in that order, with every object they add that the checks walked (the commits, and
@@ -25,8 +29,9 @@ extension StoreEngine {
     ///   a newer model version, ``StoreError/rejectedCommit(commit:path:rule:)`` for anything
     ///   else that breaks the format.
     ///
-    /// `progress` hears how many of the commits had their trees and blobs checked, at most
-    /// ten times a second, and once when all were. Checks of one fetch share a `memory`.
+    /// `progress` hears how many of the commits had their trees walked (their record files
+    /// may wait for the check ahead), at most ten times a second, and once when all were
+    /// checked. Checks of one fetch share a `memory`.
     func validateIncoming(
         _ head: ObjectID, notIn known: [ObjectID], trusting trusted: ParticipantsFile?,
         trustedOwners: Set<ParticipantKey> = [], archives: [CommitID: ObjectID] = [:], in session: StoreSession,
@@ -44,13 +49,30 @@ extension StoreEngine {
         // Trees and blobs first, newest commit first: a fetched pack holds the newest version
         // of a tree whole and older ones as deltas made from it, so each tree read here is one
         // delta from a base just read. What fails is kept and reported in the commits' order below.
-        // The blobs at once, as the newest commit's model version reads them (a head start:
-        // a head that cannot be read is refused below).
+        // The blobs are checked ahead on other threads while the walk reads trees, as the newest
+        // commit's model version reads them (a head start: a head that cannot be read is
+        // refused below); the record files the walk meets meanwhile wait for it.
+        var ahead: IncomingCheckAhead?
         if !arriving.isEmpty, let newest = try? session.commit(head), memory.startsCheckAhead(for: newest.modelVersion) {
-            layout.checkAhead(DataOrigin(newest), limits: blobLimits, memory: memory, in: session)
+            ahead = layout.startCheckAhead(DataOrigin(newest), limits: blobLimits, in: session)
         }
         var layoutTrailers = [[Trailer]](repeating: [], count: arriving.count)
         var layoutFailures: [Int: any Error] = [:]
+        var waiting: [(index: Int, commit: Commit, checked: CheckedTree)] = [], waitingRecords = 0
+        func finishCheckAhead() {
+            ahead?.finish(into: memory)
+            ahead = nil
+            for (index, commit, checked) in waiting {
+                do {
+                    layoutTrailers[index] = try layout.checkDeferredRecords(
+                        of: checked, in: commit, limits: blobLimits, memory: memory, session: session
+                    ).trailers
+                } catch {
+                    layoutFailures[index] = error
+                }
+            }
+            waiting = []
+        }
         // Each commit is read once per pass: a commit's parent is, mostly, the commit checked next.
         var parentRead: Commit?
         var reported = ContinuousClock.now
@@ -66,13 +88,21 @@ extension StoreEngine {
                 let commit = try parentRead.flatMap { $0.id.objectID == id ? $0 : nil } ?? session.commit(id)
                 let parent = try commit.parents.first.map { (id) throws(StoreError) in try session.commit(id.objectID) }
                 parentRead = parent
-                let checked = try layout.validate(commit, against: parent, limits: blobLimits, memory: memory, in: session)
+                let checked = try layout.validate(
+                    commit, against: parent, limits: blobLimits, memory: memory, deferringRecords: ahead != nil, in: session)
                 objects.formUnion(checked.walked)
-                layoutTrailers[index] = checked.trailers
+                if checked.isComplete {
+                    layoutTrailers[index] = checked.trailers
+                } else {
+                    waiting.append((index, commit, checked))
+                    waitingRecords += checked.deferred.count
+                }
             } catch {
                 layoutFailures[index] = error
             }
+            if let running = ahead, running.isDone || waitingRecords > Self.maximumWaitingRecords { finishCheckAhead() }
         }
+        finishCheckAhead()
         var previous: Commit?
         for (index, id) in arriving.enumerated() {
             let commit = try session.commit(id)

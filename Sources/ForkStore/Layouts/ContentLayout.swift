@@ -37,19 +37,43 @@ protocol ContentLayout: Sendable {
     ///
     /// - Throws: ``StoreError/rejectedCommit(commit:path:rule:)`` naming the path and the rule,
     ///   or ``StoreError/unknownModelVersion(found:known:commit:)`` for data of a newer model.
+    ///
+    /// With `deferringRecords`, a layout may leave the record files it finds to
+    /// ``checkDeferredRecords(of:in:limits:memory:session:)`` (while a check ahead runs): the
+    /// tree returned then lists them, and holds what broke a rule of the tree after them
+    /// rather than throwing it, so the commit's first failure stays the one reported.
     func validate(
-        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, deferringRecords: Bool,
+        in session: StoreSession
     ) throws -> CheckedTree
 
-    /// Before ``validate(_:against:limits:memory:in:)`` walks the fetched commits, checks what
-    /// it can of the fetched packs' blobs at once, on every core, and tells `memory` what
-    /// passed for data written as `origin` says: a head start, never a verdict (what fails or
-    /// is not reached here is checked by the walk).
-    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession)
+    /// Checks the record files ``validate(_:against:limits:memory:deferringRecords:in:)`` left,
+    /// in the order it found them, then throws what broke the tree's rules after them.
+    func checkDeferredRecords(
+        of checked: CheckedTree, in commit: Commit, limits: BlobLimits, memory: IncomingCheckMemory, session: StoreSession
+    ) throws -> CheckedTree
+
+    /// Starts checking what it can of the fetched packs' blobs, on other threads and every
+    /// core, for data written as `origin` says, while the fetched commits are walked: a head
+    /// start, never a verdict (what fails or is not reached is checked by the walk). Nil
+    /// when the layout has nothing to check ahead.
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead?
 }
 
 extension ContentLayout {
-    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {}
+    func checkDeferredRecords(
+        of checked: CheckedTree, in commit: Commit, limits: BlobLimits, memory: IncomingCheckMemory, session: StoreSession
+    ) throws -> CheckedTree {
+        if let failure = checked.failure { throw failure }
+        return checked
+    }
+
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead? { nil }
+
+    /// The check ahead (``startCheckAhead(_:limits:in:)``), waited for, what passed told to `memory`.
+    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {
+        startCheckAhead(origin, limits: limits, in: session)?.finish(into: memory)
+    }
 }
 
 /// One side of a merge: a tree and where its data came from.

@@ -89,4 +89,11 @@ final class IncomingCheckMemory {
 struct CheckedTree {
     var walked: [ObjectID]
     var trailers: [Trailer]
+    /// Record files found new or changed and left to check, in the order found (their path
+    /// and entry), and what broke a rule of the tree after them.
+    var deferred: [(path: String, entry: TreeEntry)] = []
+    var failure: (any Error)?
+
+    /// Whether nothing of the commit's check is left.
+    var isComplete: Bool { deferred.isEmpty && failure == nil }
 }

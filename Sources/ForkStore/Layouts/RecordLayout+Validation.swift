@@ -10,16 +10,36 @@ extension RecordLayout {
     /// walked (what the commit adds), and, when the commit states its record count, the count
     /// of the tree: the parent's and the records the same walk found added and removed. (The
     /// parent's stated count is checked in its turn, and `main`'s were checked before.)
+    ///
+    /// With `deferringRecords`, the record files are listed in the tree returned, to be checked
+    /// by ``checkDeferredRecords(of:in:limits:memory:session:)`` once the check ahead is done.
     func validate(
-        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, deferringRecords: Bool,
+        in session: StoreSession
     ) throws -> CheckedTree {
         var walk = IncomingWalk(commit: commit, limits: limits, memory: memory, session: session)
-        try validate(tree: commit.tree, against: parent?.tree, depth: 0, path: "", walk: &walk)
+        walk.deferred = deferringRecords ? [] : nil
+        do {
+            try validate(tree: commit.tree, against: parent?.tree, depth: 0, path: "", walk: &walk)
+        } catch where walk.deferred?.isEmpty == false {
+            // The files found before it are checked first: one of them may be the first failure.
+            return CheckedTree(walked: walk.walked, trailers: [], deferred: walk.deferred ?? [], failure: error)
+        }
+        let deferred = walk.deferred ?? []
         // Only a commit that states its count needs it (the parent's count may take a walk).
-        guard commit.trailer(TrailerKey.recordCount) != nil else { return CheckedTree(walked: walk.walked, trailers: []) }
+        guard commit.trailer(TrailerKey.recordCount) != nil else { return CheckedTree(walked: walk.walked, trailers: [], deferred: deferred) }
         let parentCount = try parent.map { (parent) throws(StoreError) in try self.count(of: parent, in: session) } ?? 0
         let count = parentCount + walk.countChange
-        return CheckedTree(walked: walk.walked, trailers: [Trailer(key: TrailerKey.recordCount, value: String(count))])
+        return CheckedTree(walked: walk.walked, trailers: [Trailer(key: TrailerKey.recordCount, value: String(count))], deferred: deferred)
+    }
+
+    func checkDeferredRecords(
+        of checked: CheckedTree, in commit: Commit, limits: BlobLimits, memory: IncomingCheckMemory, session: StoreSession
+    ) throws -> CheckedTree {
+        let walk = IncomingWalk(commit: commit, limits: limits, memory: memory, session: session)
+        for (path, entry) in checked.deferred { try validateRecord(entry, path: path, walk: walk) }
+        if let failure = checked.failure { throw failure }
+        return CheckedTree(walked: checked.walked, trailers: checked.trailers)
     }
 
     /// One commit's walk: what it reads with, and what it found so far.
@@ -28,6 +48,8 @@ extension RecordLayout {
         var walked: [ObjectID] = []
         /// Records added minus records removed.
         var countChange = 0
+        /// Record files left to check, when the walk defers them.
+        var deferred: [(path: String, entry: TreeEntry)]?
 
         /// A tree's entries, read raw and parsed here (tens of thousands of trees arrive with
         /// a large first fetch), each once across the fetch's commits (``IncomingCheckMemory``).
@@ -97,7 +119,7 @@ extension RecordLayout {
                 guard entry.name.utf8.count == 2, entry.name.utf8.allSatisfy({ (48...57).contains($0) || (97...102).contains($0) })
                 else { throw refuse(entry.name, "shard folders are named with two lowercase hexadecimal digits") }
             default:
-                try validateRecord(entry, path: entryPath, walk: walk)
+                if walk.deferred != nil { walk.deferred?.append((entryPath, entry)) } else { try validateRecord(entry, path: entryPath, walk: walk) }
                 walk.walked.append(entry.id)
                 if oldEntry == nil { walk.countChange += 1 }
                 continue
@@ -112,23 +134,22 @@ extension RecordLayout {
     }
 
     /// Checks every blob of the fetched packs as ``validateRecord(_:path:walk:)`` checks a
-    /// record file, on every core, the packs read front to back in Swift, and tells `memory`
-    /// the record each holds: the walk then reads trees, and holds each record file to its
-    /// path. A blob that is not a record of `origin`'s model version here (the participants
+    /// record file, on other threads and every core, the packs read front to back in Swift, and
+    /// finds the record each holds: the walk then reads trees, and holds each record file to
+    /// its path. A blob that is not a record of `origin`'s model version here (the participants
     /// file, one that breaks a rule) is left to the walk, which says why.
-    func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {
-        let checked = Mutex<[(blob: ObjectID, record: String)]>([])
-        // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
-        try? session.repository.forEachPackedObject(of: .blob, maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
-            guard object.bytes.count <= limits.size,
-                case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
-                let envelope = try? decode(document: document, path: "", origin: origin)
-            else { return }
-            checked.withLock { $0.append((blob, envelope.id)) }
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead? {
+        let packs = session.repository.packs()
+        return IncomingCheckAhead(modelVersion: origin.modelVersion) { found in
+            // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
+            try? Repository.forEachPackedObject(in: packs, of: .blob, maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+                guard object.bytes.count <= limits.size,
+                    case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
+                    let envelope = try? decode(document: document, path: "", origin: origin)
+                else { return }
+                found(blob, envelope.id)
+            }
         }
-        let found = checked.withLock { $0 }
-        memory.recordsCheckedAhead += found.count
-        for (blob, record) in found { memory.remember(record: record, in: blob, modelVersion: origin.modelVersion) }
     }
 
     /// Checks one new or changed record file, unless the same blob was checked for the same

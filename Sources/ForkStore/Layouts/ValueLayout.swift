@@ -80,7 +80,8 @@ struct ValueLayout<Value: Resource>: ContentLayout {
     }
 
     func validate(
-        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession
+        _ commit: Commit, against parent: Commit?, limits: BlobLimits, memory: IncomingCheckMemory, deferringRecords: Bool,
+        in session: StoreSession
     ) throws -> CheckedTree {
         CheckedTree(walked: try validate(commit, against: parent?.tree, limits: limits, in: session), trailers: [])
     }

@@ -20,7 +20,15 @@ extension Repository {
     package func forEachPackedObject(
         of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
     ) throws(GitError) {
-        for pack in packs() {
+        try Self.forEachPackedObject(in: packs(), of: kind, maximumObjectSize: maximumObjectSize, body)
+    }
+
+    /// ``forEachPackedObject(of:maximumObjectSize:_:)`` over `packs` (``packs()``, read
+    /// earlier), from any thread: nothing of the repository's libgit2 handle is used.
+    package static func forEachPackedObject(
+        in packs: [PackFile], of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
+    ) throws(GitError) {
+        for pack in packs {
             try packing("reading \(pack.base).pack") { () throws(PackError) in
                 let index = try PackIndex(path: pack.base + ".idx")
                 try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize).forEachObject(of: kind, body)
