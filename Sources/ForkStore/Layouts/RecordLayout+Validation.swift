@@ -1,5 +1,4 @@
 import ForkStoreGit
-import Synchronization
 
 extension RecordLayout {
     /// Walks the parts of the tree that differ from the parent's: the root holds only
