@@ -34,6 +34,9 @@ final class WorkInParts<Part: Sendable>: Sendable {
         }
     }
 
+    /// Whether every part is done: ``results()`` then waits for nothing.
+    var isDone: Bool { done.withLock { $0.allSatisfy { $0 != nil } } }
+
     /// Every part's result, in order: the parts no thread has started are done on this one.
     func results() -> [Part] {
         takeParts()
