@@ -13,18 +13,11 @@ extension Repository {
         PackFile.storageOrder(of: ids, in: packs())
     }
 
-    /// Calls `body` with every object of this repository's packs, or every one of `kind`, each
-    /// rebuilt and hashed to its id in Swift (``PackReader/forEachObject(of:_:)``), from every
-    /// core at once. Objects larger than `maximumObjectSize` are refused: the first failure
-    /// stops the reading.
-    package func forEachPackedObject(
-        of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
-    ) throws(GitError) {
-        try Self.forEachPackedObject(in: packs(), of: kind, maximumObjectSize: maximumObjectSize, body)
-    }
-
-    /// ``forEachPackedObject(of:maximumObjectSize:_:)`` over `packs` (``packs()``, read
-    /// earlier), from any thread: nothing of the repository's libgit2 handle is used.
+    /// Calls `body` with every object of `packs` (this repository's ``packs()``, read earlier),
+    /// or every one of `kind`, each rebuilt and hashed to its id in Swift
+    /// (``PackReader/forEachObject(of:_:)``), from every core at once. Nothing of the
+    /// repository's libgit2 handle is used, so it may run on any thread. Objects larger than
+    /// `maximumObjectSize` are refused: the first failure stops the reading.
     package static func forEachPackedObject(
         in packs: [PackFile], of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
     ) throws(GitError) {
