@@ -77,7 +77,11 @@ let package = Package(
         // beside the repository, which stays the truth.
         .target(
             name: "ForkStoreQueries",
-            dependencies: ["ForkStore", .product(name: "GRDB", package: "GRDB.swift")]
+            dependencies: [
+                "ForkStore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+            ]
         ),
         // The sample sync CLI.
         .executableTarget(

@@ -31,6 +31,7 @@ let sampleQueries: [(name: String, query: RecordQuery<IndexedItem>, expected: @S
         ("title equals", RecordQuery().filter(\.title, equals: "b"), { items in
             items.filter { $0.title.utf8.elementsEqual("b".utf8) }.sorted(by: byID)
         }),
+        ("title empty", RecordQuery().filter(\.title, equals: ""), { items in items.filter { $0.title.isEmpty }.sorted(by: byID) }),
         ("title equals, page 2", RecordQuery().filter(\.title, equals: "b").limit(3, offset: 3), { items in
             Array(items.filter { $0.title.utf8.elementsEqual("b".utf8) }.sorted(by: byID).dropFirst(3).prefix(3))
         }),
@@ -58,7 +59,8 @@ func expectIndexAgreesWithAScan(_ store: RecordStore<IndexedItem>, in fork: Fork
 }
 
 func randomItem(_ random: inout SplitMix, id: String) -> IndexedItem {
-    let titles = ["a", "b", "c", "B", "é", "e\u{301}"]
+    // Empty text is a value, not a missing one: the index must not store it as NULL.
+    let titles = ["a", "b", "c", "B", "é", "e\u{301}", ""]
     let tags = ["red", "green", "blue"]
     return IndexedItem(
         id: id, title: titles.randomElement(using: &random)!, priority: Int.random(in: 0...5, using: &random),

@@ -28,11 +28,18 @@ extension RecordStore {
         try engine.read { session in try session.readableHead(of: fork) }
     }
 
-    /// Calls `body` with every readable record at `head`, in the order they are stored, decoded a batch at
-    /// a time (damaged ones are left out: listings report them).
-    package func forEachIndexableRecord(at head: Commit, _ body: (IndexableRecord<Record>) throws -> Void) throws {
-        try decodeAll(at: head) { entry, result in
-            if case .success(let record) = result { try body(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
+    /// Calls `body` with what `making` makes of every readable record at `head`, in the order
+    /// they are stored, decoded a batch at a time (damaged ones are left out: listings report
+    /// them). `making` runs on the threads that decode, from any of them.
+    package func forEachIndexableRecord<Made: Sendable>(
+        at head: Commit, making: @escaping @Sendable (IndexableRecord<Record>) -> Made, _ body: (Made) throws -> Void
+    ) throws {
+        let entries = try engine.read { session in try layout.entries(in: head.tree, session: session) }
+        try decodeEntries(
+            entries, origin: DataOrigin(head), inStorageOrder: true,
+            making: { entry, record in making(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
+        ) { _, result in
+            if case .success(let made) = result { try body(made) }
         }
     }
 

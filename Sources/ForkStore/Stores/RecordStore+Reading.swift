@@ -79,6 +79,17 @@ extension RecordStore {
         _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
     ) throws {
+        try decodeEntries(entries, origin: origin, inStorageOrder: inStorageOrder, making: { $1 }, body)
+    }
+
+    /// ``decodeEntries(_:origin:inStorageOrder:_:)``, handing `body` what `making` makes of each
+    /// record: `making` runs beside the decoding, on the threads that decode, so work per
+    /// record (an index's rows, say) is shared out as the decoding is.
+    func decodeEntries<Made: Sendable>(
+        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
+        making: @escaping @Sendable ((path: String, id: ObjectID), Record) -> Made,
+        _ body: ((path: String, id: ObjectID), Result<Made, RecordProblem>) throws -> Void
+    ) throws {
         let order = inStorageOrder && entries.count > 1
             ? try engine.read { session in session.repository.storageOrder(of: entries.map(\.id)) }
             : Array(entries.indices)
@@ -89,7 +100,7 @@ extension RecordStore {
         let layout = layout, engine = engine
         // Read once: on Linux each read opens the cgroup's files.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        typealias Part = Result<[Result<Record, RecordProblem>], any Error>
+        typealias Part = Result<[Result<Made, RecordProblem>], any Error>
         func start(_ batch: [(path: String, id: ObjectID)]) -> WorkInParts<Part> {
             let parts = max(1, min(batch.count / 32, cores * 4))
             return WorkInParts(parts: parts, helpers: cores) { part in
@@ -98,7 +109,9 @@ extension RecordStore {
                     let blobs = try engine.read { session in
                         range.map { index in Result { () throws(StoreError) in try session.readBlob(batch[index].id, path: batch[index].path) } }
                     }
-                    return zip(range, blobs).map { index, blob in layout.listed(blob, path: batch[index].path, origin: origin) }
+                    return zip(range, blobs).map { index, blob in
+                        layout.listed(blob, path: batch[index].path, origin: origin).map { making(batch[index], $0) }
+                    }
                 }
             }
         }
