@@ -1,4 +1,4 @@
-import Synchronization
+import Foundation
 
 /// The one owner of a store's ``StoreSession``: every use goes through ``withSession(_:)``,
 /// which runs one closure at a time (GRDB's `SerializedDatabase` plays this part).
@@ -9,7 +9,10 @@ import Synchronization
 /// repository object).
 final class SerializedSession: @unchecked Sendable {
     private let session: StoreSession
-    private let lock = Mutex<Void>(())
+    /// A pthread mutex, which ThreadSanitizer sees, rather than `Synchronization.Mutex`, whose
+    /// futex it does not: TSan then reported every pair of listing threads that took turns
+    /// with the session as a race, and could not check what this lock guards.
+    private let lock = NSLock()
 
     init(_ session: StoreSession) {
         self.session = session
@@ -18,9 +21,9 @@ final class SerializedSession: @unchecked Sendable {
     /// Runs `body` with exclusive use of the session. Not reentrant: never call it from
     /// inside `body`.
     func withSession<Result>(_ body: (StoreSession) throws -> Result) rethrows -> Result {
-        try lock.withLock { _ in
-            session.repository.forgetRemovedPacks()
-            return try body(session)
-        }
+        lock.lock()
+        defer { lock.unlock() }
+        session.repository.forgetRemovedPacks()
+        return try body(session)
     }
 }
