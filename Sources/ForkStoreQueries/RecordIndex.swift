@@ -200,12 +200,12 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     }
 
     private func apply(_ changes: IndexableChanges<Record>, to fork: Fork, in db: Database) throws {
-        let deleteRecord = try db.cachedStatement(sql: "DELETE FROM records WHERE fork = ? AND path = ?")
-        let deleteItems = try db.cachedStatement(sql: "DELETE FROM items WHERE fork = ? AND path = ?")
-        let forkName = fork.name.databaseValue
+        let deleteRecord = try WriteStatement("DELETE FROM records WHERE fork = ? AND path = ?", in: db)
+        let deleteItems = try WriteStatement("DELETE FROM items WHERE fork = ? AND path = ?", in: db)
+        let forkName = IndexValue.text(fork.name)
         for path in changes.removed {
-            try deleteRecord.execute(arguments: [forkName, path])
-            try deleteItems.execute(arguments: [forkName, path])
+            try deleteRecord.run([forkName, .text(path)])
+            try deleteItems.run([forkName, .text(path)])
         }
         let insert = try inserting(fork, in: db, replacing: true)
         for saved in changes.saved { try insert(Self.rows(of: saved, in: fork.name, fields: fields)) }
