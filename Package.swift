@@ -39,22 +39,25 @@ let package = Package(
         .systemLibrary(name: "CZlib", providers: [.apt(["zlib1g-dev"])]),
         // The pack format in pure Swift (no libgit2): object ids, the pack index reader and
         // writer, the pack writer and reader, deltas, roll-ups. `package` API only.
+        // The lock every module uses (Locked), one that ThreadSanitizer sees.
+        .target(name: "ForkStoreLocks"),
         .target(
             name: "ForkStorePack",
-            dependencies: ["CZlib", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CZlib", "ForkStoreLocks", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // Everything git below the engine: the libgit2 wrapper (LibGit2/, every libgit2 call
         // checked in one place) and the wire (Wire/: pkt-lines, send-pack, the socket stream),
         // over the pack format. `package` API only.
         .target(
             name: "ForkStoreGit",
-            dependencies: ["CLibGit2", "ForkStorePack", .product(name: "Crypto", package: "swift-crypto")]
+            dependencies: ["CLibGit2", "ForkStoreLocks", "ForkStorePack", .product(name: "Crypto", package: "swift-crypto")]
         ),
         // The public library: stores, forks, commits, merging, history.
         .target(
             name: "ForkStore",
             dependencies: [
                 "ForkStoreGit",
+                "ForkStoreLocks",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Crypto", package: "swift-crypto"),
             ]
@@ -72,13 +75,14 @@ let package = Package(
         // The migration-testing kit: history replay, fixtures, schema snapshots.
         .target(name: "ForkStoreMigrationTesting", dependencies: ["ForkStore"]),
         // Sync with git remotes, and assets over Git LFS (libcurl, Assets/HTTP/).
-        .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "CCurl"]),
+        .target(name: "ForkStoreExchange", dependencies: ["ForkStore", "ForkStoreLocks", "CCurl"]),
         // Indexed queries and live results over record collections: a SQLite cache (GRDB)
         // beside the repository, which stays the truth.
         .target(
             name: "ForkStoreQueries",
             dependencies: [
                 "ForkStore",
+                "ForkStoreLocks",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]
@@ -98,7 +102,7 @@ let package = Package(
         // Shared by the tests and the stress writer: test resources, temporary folders, git CLI.
         .target(
             name: "ForkStoreTestSupport",
-            dependencies: ["ForkStore", "ForkStoreQueries"],
+            dependencies: ["ForkStore", "ForkStoreLocks", "ForkStoreQueries"],
             path: "Tests/Support"
         ),
         // What both benchmark tables write: the record and the raw-libgit2 baseline write.
@@ -139,7 +143,7 @@ let package = Package(
         // A writer process for the multi-process and crash tests, and the replicas of the swarm.
         .executableTarget(
             name: "forkstore-stress-writer",
-            dependencies: ["ForkStore", "ForkStoreExchange", "ForkStoreQueries", "ForkStoreTestSupport"],
+            dependencies: ["ForkStore", "ForkStoreExchange", "ForkStoreLocks", "ForkStoreQueries", "ForkStoreTestSupport"],
             path: "Tests/StressWriter"
         ),
         // libFuzzer targets for every parser of outside bytes: one binary, the target chosen by
@@ -154,11 +158,11 @@ let package = Package(
         .systemLibrary(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"),
         .testTarget(
             name: "ForkStoreTests",
-            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]
+            dependencies: ["ForkStore", "ForkStoreGit", "ForkStoreLocks", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkStorePackTests",
-            dependencies: ["ForkStorePack", "ForkStoreTestSupport"]
+            dependencies: ["ForkStoreLocks", "ForkStorePack", "ForkStoreTestSupport"]
         ),
         .testTarget(
             name: "ForkStoreMergeTests",
@@ -176,11 +180,11 @@ let package = Package(
         ),
         .testTarget(
             name: "ForkStoreExchangeTests",
-            dependencies: ["ForkStoreExchange", "ForkStoreGit", "ForkStoreTestSupport", "forkstore-stress-writer"]
+            dependencies: ["ForkStoreExchange", "ForkStoreGit", "ForkStoreLocks", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkStoreQueriesTests",
-            dependencies: ["ForkStoreQueries", "ForkStoreExchange", "ForkStoreTestSupport", "forkstore-stress-writer"]
+            dependencies: ["ForkStoreQueries", "ForkStoreExchange", "ForkStoreLocks", "ForkStoreTestSupport", "forkstore-stress-writer"]
         ),
         .testTarget(
             name: "ForkNotesTests",

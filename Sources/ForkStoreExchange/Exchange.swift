@@ -1,7 +1,7 @@
 import Dispatch
 import ForkStore
 import Foundation
-import Synchronization
+import ForkStoreLocks
 
 /// Keeps a store in sync with one git remote.
 ///
@@ -34,8 +34,8 @@ public final class Exchange: Sendable {
     /// Where ``fetchAssets(_:)`` runs: a thread of its own, so a fetch waits for no sync.
     let assetQueue = DispatchQueue(label: "ForkStore.Exchange.assets")
     private let hub = EventHub<ExchangeEvent>()
-    let state = Mutex(ExchangeStatus())
-    private let tasks = Mutex<[Task<Void, Never>]>([])
+    let state = Locked(ExchangeStatus())
+    private let tasks = Locked<[Task<Void, Never>]>([])
 
     /// Makes an exchange; nothing happens until ``sync()``, ``start(every:)`` or
     /// ``syncAfterChanges(quietPeriod:)``. Use one exchange per store.

@@ -1,4 +1,4 @@
-import Synchronization
+import ForkStoreLocks
 
 /// Chooses which of one transfer's progress reports are published: the first, the one that
 /// says every object moved, and others at most ten times a second, none that repeats the
@@ -9,7 +9,7 @@ import Synchronization
 /// objects). Published, each woke every listener of ``Exchange/events()`` from the thread that
 /// receives the pack, which took a seventh of that sync's processor time.
 final class TransferProgressPacing: Sendable {
-    private let last = Mutex<(progress: TransferProgress, at: ContinuousClock.Instant)?>(nil)
+    private let last = Locked<(progress: TransferProgress, at: ContinuousClock.Instant)?>(nil)
     private let interval: Duration
 
     init(interval: Duration = .milliseconds(100)) {

@@ -1,6 +1,6 @@
 internal import Crypto
 import Foundation
-import Synchronization
+import ForkStoreLocks
 
 /// Reads the objects of one pack through its index: each entry inflated, each delta applied to
 /// its base, in pure Swift. Its use is to read a pack back before anything it replaces is
@@ -108,7 +108,7 @@ package struct PackReader: @unchecked Sendable {
     ) throws(PackError) {
         let trailer = data.count - 20
         let slices = min(ProcessInfo.processInfo.activeProcessorCount, max(1, entries.count / 4_096))
-        let failure = Mutex<PackError?>(nil)
+        let failure = Locked<PackError?>(nil)
         DispatchQueue.concurrentPerform(iterations: slices + 1) { slice in
             do throws(PackError) {
                 if slice == slices {

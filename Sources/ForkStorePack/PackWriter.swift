@@ -1,6 +1,6 @@
 internal import Crypto
 import Foundation
-import Synchronization
+import ForkStoreLocks
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -114,8 +114,8 @@ package final class PackWriter {
     /// Appends `batch` in order, compressed on every core first (one zlib stream per slice).
     package func append(_ batch: [PackEntry]) throws(PackError) {
         let slices = max(1, min(batch.count / 8, ProcessInfo.processInfo.activeProcessorCount))
-        let compressed = Mutex([[UInt8]](repeating: [], count: batch.count))
-        let failure = Mutex<PackError?>(nil)
+        let compressed = Locked([[UInt8]](repeating: [], count: batch.count))
+        let failure = Locked<PackError?>(nil)
         DispatchQueue.concurrentPerform(iterations: slices) { slice in
             do throws(PackError) {
                 let fast = try Deflater(level: .fastest), standard = try Deflater(level: .standard)

@@ -1,7 +1,7 @@
 import ForkStore
 import Foundation
 import GRDB
-import Synchronization
+import ForkStoreLocks
 
 /// A collection's derived index: a SQLite file (`forkstore-index.sqlite`) beside the
 /// repository, which stays the truth.
@@ -32,7 +32,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     private let path: String
     private let fields: [IndexedField<Record>]
     /// Opened by the first query, once the store has been read.
-    private let database = Mutex<(any DatabaseWriter)?>(nil)
+    private let database = Locked<(any DatabaseWriter)?>(nil)
 
     init(storePath: String) {
         path = (storePath as NSString).appendingPathComponent(Self.fileName)

@@ -1,6 +1,5 @@
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 @Suite("forknotes import")

@@ -2,7 +2,7 @@ import ForkStore
 import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// Assets through a bare repository by path: uploaded into its `lfs/objects` before the
@@ -181,7 +181,7 @@ struct AssetSyncTests {
         #expect(report.downloadedAssets == 2 && report.assetErrors.isEmpty)
         #expect(isLocal(keep, in: everything) && isLocal(skip, in: everything))
 
-        let seen = Mutex<[ReferencedAsset]>([])
+        let seen = Locked<[ReferencedAsset]>([])
         let some = try await RecordStore<AttachmentNote>.create(at: lab.folder.child("some"))
         let picky = Exchange(
             records: some, remote: try Remote(lab.remotePath),

@@ -3,7 +3,6 @@ import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The objects of a batch move several at a time (LFSConcurrentTransfers): all arrive whole,

@@ -6,7 +6,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// A Git LFS server that lies: a small HTTP server answers the batch request and the
@@ -36,7 +36,7 @@ struct LFSHostileServerTests {
         batch: @escaping @Sendable (String) -> String,
         get: @escaping @Sendable (TinyHTTPServer.Request) -> String = { _ in TinyHTTPServer.response("404 Not Found") }
     ) throws -> TinyHTTPServer {
-        let own = Mutex<String>("")
+        let own = Locked<String>("")
         let server = try TinyHTTPServer(host: host, trickle: trickle) { request in
             request.requestLine.hasPrefix("POST ") && request.requestLine.contains("/objects/batch")
                 ? batch(own.withLock { $0 }) : get(request)
@@ -433,7 +433,7 @@ struct LFSHostileServerTests {
     @Test func a422AboutSeveralObjectsIsAskedAgainOneByOne() async throws {
         let other = Array("another object, whose size the server disputes\n".utf8)
         let disputed = AssetObject(id: assetID(of: other), size: other.count)
-        let own = Mutex<String>("")
+        let own = Locked<String>("")
         let server = try TinyHTTPServer { request in
             guard request.requestLine.hasPrefix("POST ") else {
                 return TinyHTTPServer.response("200 OK", body: String(decoding: Self.bytes, as: UTF8.self))
@@ -460,7 +460,7 @@ struct LFSHostileServerTests {
     /// A 5xx is asked again twice (100 and 400 ms later): a batch request and a download that
     /// fail once succeed; a download that keeps failing fails the transfer after three tries.
     @Test func aServersPassingFailureIsAskedAgain() async throws {
-        let failures = Mutex([String: Int]())
+        let failures = Locked([String: Int]())
         let flaky = try Self.server(batch: { url in
             let first = failures.withLock { counts -> Bool in
                 counts["batch", default: 0] += 1

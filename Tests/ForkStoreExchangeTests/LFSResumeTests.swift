@@ -3,7 +3,7 @@ import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// Downloads that continue from what an earlier one left in the partial file: from a server
@@ -137,7 +137,7 @@ struct LFSResumeTests {
         let lab = LFSLab()
         let text = pseudoRandomBytes(1_000_000, seed: 27).map { 97 + $0 % 26 }
         let object = AssetObject(id: assetID(of: text), size: text.count)
-        let own = Mutex<String>("")
+        let own = Locked<String>("")
         let broken = try TinyHTTPServer { request in
             guard request.requestLine.hasPrefix("GET ") else {
                 return LFSHostileServerTests.answer([LFSHostileServerTests.entry(oid: object.id.hex, size: object.size, href: own.withLock { $0 } + "/o")])

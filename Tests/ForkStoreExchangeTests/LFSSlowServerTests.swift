@@ -2,7 +2,7 @@ import ForkStore
 @testable import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// A server that trickles its answers holds a transfer (and the sync lock) only so long: a
@@ -33,7 +33,7 @@ struct LFSSlowServerTests {
     @Test func aTricklingDownloadFailsAsUnreachable() async throws {
         let bytes = Array(String(repeating: "slow\n", count: 200).utf8)
         let object = AssetObject(id: assetID(of: bytes), size: bytes.count)
-        let own = Mutex<String>("")
+        let own = Locked<String>("")
         let server = try TinyHTTPServer(trickle: { $0.requestLine.hasPrefix("GET ") ? .milliseconds(10) : .zero }) { request in
             guard request.requestLine.hasPrefix("GET ") else {
                 return LFSHostileServerTests.answer([

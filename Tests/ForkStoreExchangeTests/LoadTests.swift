@@ -2,7 +2,7 @@ import ForkStore
 import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 #if canImport(Glibc)
 import Glibc
@@ -12,7 +12,7 @@ import Glibc
 final class MuteServer: Sendable {
     let port: Int
     private let listener: Int32
-    private let accepted = Mutex<[Int32]>([])
+    private let accepted = Locked<[Int32]>([])
 
     init() throws {
         let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)

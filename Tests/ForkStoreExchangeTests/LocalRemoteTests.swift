@@ -204,9 +204,9 @@ struct Refusal: Error {}
 
 /// A thread-safe counter for hooks.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = Locked(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }
 
-import Synchronization
+import ForkStoreLocks

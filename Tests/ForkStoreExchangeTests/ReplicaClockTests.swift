@@ -2,7 +2,6 @@ import ForkStore
 import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// Replicas with wall clocks that disagree still agree on which write was the later one.

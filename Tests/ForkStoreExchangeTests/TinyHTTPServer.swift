@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ForkStoreLocks
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -19,7 +19,7 @@ final class TinyHTTPServer: Sendable {
     let host: String
     let port: Int
     private let listener: Int32
-    private let received = Mutex<[Request]>([])
+    private let received = Locked<[Request]>([])
     private let respond: @Sendable (Request) -> String
     private let trickle: @Sendable (Request) -> Duration
 

@@ -1,7 +1,7 @@
 import ForkStorePack
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// ``PackReader/forEachObject(of:_:)`` over packs git made: every object git lists, of its kind
@@ -55,7 +55,7 @@ struct PackReaderGitTests {
     /// What ``PackReader/forEachObject(of:_:)`` gives, one line each as git's `--batch-check`
     /// writes it.
     private func objects(in pack: PackFile, of kind: ObjectKind?) throws -> [String] {
-        let read = Mutex<[String]>([])
+        let read = Locked<[String]>([])
         try PackReader(pack: pack.base + ".pack", index: PackIndex(path: pack.base + ".idx")).forEachObject(of: kind) { id, object in
             read.withLock { $0.append("\(id.hex) \(object.kind.name) \(object.bytes.count)") }
         }

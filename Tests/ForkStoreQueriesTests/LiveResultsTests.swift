@@ -4,7 +4,7 @@ import ForkStoreQueries
 import ForkStoreTestSupport
 import Foundation
 import Observation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 @Suite("Live results")
@@ -48,7 +48,7 @@ struct LiveResultsTests {
     func aBurstOfWritesYieldsABoundedNumberOfAnswersEndingWithTheLast() async throws {
         let folder = TemporaryFolder()
         let store = try await RecordStore<IndexedItem>.create(at: folder.child("store"))
-        let answers = Mutex<[[String]]>([])
+        let answers = Locked<[[String]]>([])
         let (firstAnswer, answered) = AsyncStream<Void>.makeStream()
         let (burstDone, finished) = AsyncStream<Void>.makeStream()
         let consumer = Task {

@@ -1,7 +1,7 @@
 import ForkStore
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 import Testing
 
 /// The `async` variants, called from the main actor as app code would.
@@ -32,7 +32,7 @@ struct AsyncTests {
         try await other.save(Tally(["answered"]))
         let clock = ContinuousClock()
         let quiet = try await clock.measure { _ = try await other.value() }
-        final class Starts: Sendable { let times = Mutex<[ContinuousClock.Instant]>([]) }
+        final class Starts: Sendable { let times = Locked<[ContinuousClock.Instant]>([]) }
         let starts = Starts()
         try await withThrowingTaskGroup(of: Void.self) { group in
             for store in busy {

@@ -2,7 +2,6 @@ import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
 import Testing
 
 /// The records the stress writer writes.

@@ -2,7 +2,7 @@ import ForkStore
 import ForkStoreExchange
 import ForkStoreTestSupport
 import Foundation
-import Synchronization
+import ForkStoreLocks
 
 /// The `asset-push` mode: a record collection of `AttachmentNote`s holding the assets read
 /// from `file` (added on the first run only), synced with `url`, so the assets are uploaded
@@ -80,7 +80,7 @@ private func printProgress(of exchange: Exchange) -> ProgressPrinter? {
 /// Prints the progress events of an exchange as they arrive, on a task of its own.
 final class ProgressPrinter: Sendable {
     private final class LastPrinted: Sendable {
-        let time = Mutex(ContinuousClock.now)
+        let time = Locked(ContinuousClock.now)
     }
 
     private let task: Task<Void, Never>

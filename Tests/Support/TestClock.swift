@@ -1,13 +1,13 @@
 import ForkStore
 import Foundation
-import Synchronization
+import ForkStoreLocks
 
 /// A wall clock a test moves by hand.
 public final class TestClock: Sendable {
-    private let now: Mutex<Date>
+    private let now: Locked<Date>
 
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        now = Mutex(start)
+        now = Locked(start)
     }
 
     public func advance(_ seconds: TimeInterval) {

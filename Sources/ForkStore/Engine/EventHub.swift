@@ -1,9 +1,9 @@
-import Synchronization
+import ForkStoreLocks
 
 /// Fans each event out to every live subscriber: the store's change stream, the exchange's
 /// events.
 package final class EventHub<Event: Sendable>: Sendable {
-    private let subscribers = Mutex<(next: Int, continuations: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
+    private let subscribers = Locked<(next: Int, continuations: [Int: AsyncStream<Event>.Continuation])>((0, [:]))
 
     package init() {}
 

@@ -3,7 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Synchronization
+import ForkStoreLocks
 
 /// An OS advisory lock (`flock`) on a file in the git directory, shared by every process that
 /// opens the store. The kernel drops it when its process dies, so a killed holder never blocks
@@ -19,7 +19,7 @@ final class FileLock: Sendable {
     static let packingFileName = "forkstore-packing.flock"
     static let syncFileName = "forkstore-sync.flock"
     /// The open file, once a lock was asked for.
-    private let descriptor = Mutex<Int32?>(nil)
+    private let descriptor = Locked<Int32?>(nil)
     let path: String
     /// The store's folder (the git directory), named when it turns out read-only.
     private let storePath: String

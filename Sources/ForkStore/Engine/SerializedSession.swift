@@ -9,9 +9,8 @@ import Foundation
 /// repository object).
 final class SerializedSession: @unchecked Sendable {
     private let session: StoreSession
-    /// A pthread mutex, which ThreadSanitizer sees, rather than `Synchronization.Mutex`, whose
-    /// futex it does not: TSan then reported every pair of listing threads that took turns
-    /// with the session as a race, and could not check what this lock guards.
+    /// A pthread mutex, which ThreadSanitizer sees (see `Locked`, whose `sending` result would
+    /// not let a session's non-`Sendable` results out).
     private let lock = NSLock()
 
     init(_ session: StoreSession) {

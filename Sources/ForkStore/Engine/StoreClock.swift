@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ForkStoreLocks
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -17,11 +17,11 @@ import Darwin
 /// replica's clock into the future, nor hold it still for longer than the skew.
 final class StoreClock: Sendable {
     private let gitDirectory: String
-    private let knownReplica = Mutex<String?>(nil)
+    private let knownReplica = Locked<String?>(nil)
     private let wallClock: @Sendable () -> Date
     private let maximumSkew: Int64
     /// The last reading issued; nil until the first write sets it from the fork heads.
-    private let lastIssued = Mutex<HybridTime?>(nil)
+    private let lastIssued = Locked<HybridTime?>(nil)
 
     init(gitDirectory: String, options: StoreOptions) {
         self.gitDirectory = gitDirectory

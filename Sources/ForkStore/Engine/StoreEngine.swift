@@ -1,6 +1,6 @@
 import Foundation
 import ForkStoreGit
-import Synchronization
+import ForkStoreLocks
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -28,18 +28,18 @@ package final class StoreEngine: Sendable {
     /// Held by the process rolling packs up, outside the writer lock.
     let packingLock: FileLock
     /// Set by the packing policy when small packs should be rolled up once the write is done.
-    let rollUpDue = Mutex(false)
+    let rollUpDue = Locked(false)
     let changeHub = EventHub<StoreChange>()
     /// Writes since the packing policy last looked at the object database.
-    let writesSincePackCheck = Mutex(0)
+    let writesSincePackCheck = Locked(0)
     /// A second handle for network transfers, so a fetch or push never holds the store's lock;
     /// opened on first use and kept.
-    let transfers = Mutex<Repository?>(nil)
+    let transfers = Locked<Repository?>(nil)
     /// The replica id and the hybrid logical clock that stamp every commit.
     let clock: StoreClock
     /// Companions other modules keep for the store's lifetime (the query module's index),
     /// one per type.
-    private let companions = Mutex<[ObjectIdentifier: any Sendable]>([:])
+    private let companions = Locked<[ObjectIdentifier: any Sendable]>([:])
     /// For an in-memory store, the folder removed when the engine goes away.
     private let temporaryFolder: String?
     /// Where the store keeps asset bytes: `lfs/` in its git directory, laid out as Git LFS

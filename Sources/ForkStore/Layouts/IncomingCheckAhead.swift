@@ -1,5 +1,5 @@
 import ForkStoreGit
-import Synchronization
+import ForkStoreLocks
 
 /// A check ahead of a fetch's blobs (``ContentLayout/startCheckAhead(_:limits:in:)``) running
 /// on other threads while the walk reads the fetched trees on the caller's: the two took turns,
@@ -17,7 +17,7 @@ final class IncomingCheckAhead: Sendable {
     init(modelVersion: Int?, _ find: @escaping @Sendable (_ found: @Sendable (ObjectID, String) -> Void) -> Void) {
         self.modelVersion = modelVersion
         work = WorkInParts(parts: 1, helpers: 1) { _ in
-            let found = Mutex<[(blob: ObjectID, record: String)]>([])
+            let found = Locked<[(blob: ObjectID, record: String)]>([])
             find { blob, record in found.withLock { $0.append((blob, record)) } }
             return found.withLock { $0 }
         }

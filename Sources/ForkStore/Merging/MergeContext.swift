@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import ForkStoreLocks
 
 /// The merge in progress, visible to strategies while the store merges a value.
 ///
@@ -16,7 +16,7 @@ public final class MergeContext: Sendable {
         var path: [String] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Whether the dominant side of this merge is the fork merged into.
     let dominantIsOurs: Bool
     let resolver: ConflictResolver?

@@ -1,6 +1,5 @@
 import ForkStoreGit
 import Foundation
-import Synchronization
 
 extension RecordStore {
     /// The record with this id on a fork, or nil. Reads and decodes that record only.

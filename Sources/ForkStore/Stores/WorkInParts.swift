@@ -1,4 +1,5 @@
 import Dispatch
+import ForkStoreLocks
 import Synchronization
 
 /// Work cut into parts that any thread may take: pool threads start on it at once, and the
@@ -11,14 +12,14 @@ final class WorkInParts<Part: Sendable>: Sendable {
     private let count: Int
     private let work: @Sendable (Int) -> Part
     private let next = Atomic<Int>(0)
-    private let done: Mutex<[Part?]>
+    private let done: Locked<[Part?]>
     /// Signalled once per part done.
     private let finished = DispatchSemaphore(value: 0)
 
     /// Starts `parts` parts of `work` on up to `helpers` pool threads.
     init(parts: Int, helpers: Int, _ work: @escaping @Sendable (Int) -> Part) {
         (count, self.work) = (parts, work)
-        done = Mutex(Array(repeating: nil, count: parts))
+        done = Locked(Array(repeating: nil, count: parts))
         for _ in 0..<min(helpers, parts) {
             DispatchQueue.global().async { self.takeParts() }
         }

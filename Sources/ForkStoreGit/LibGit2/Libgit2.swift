@@ -1,5 +1,5 @@
 internal import CLibGit2
-import Synchronization
+import ForkStoreLocks
 
 /// Process-wide libgit2 set-up, done once before the first repository is opened.
 package enum Libgit2 {
@@ -44,7 +44,7 @@ package enum Libgit2 {
 
     /// Whether ``enableFsync()`` was called: the packs ForkStoreGit writes itself fsync too.
     static var isFsyncEnabled: Bool { fsyncEnabled.withLock { $0 } }
-    private static let fsyncEnabled = Mutex(false)
+    private static let fsyncEnabled = Locked(false)
 
     /// The linked libgit2's version, for diagnostics.
     package static var version: String {

@@ -1,6 +1,6 @@
 internal import CLibGit2
 import Foundation
-import Synchronization
+import ForkStoreLocks
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -41,7 +41,7 @@ enum SocketStream {
     }
 
     /// The timeouts of transfers running on each thread.
-    private static let timeoutsByThread = Mutex<[UInt: NetworkTimeouts]>([:])
+    private static let timeoutsByThread = Locked<[UInt: NetworkTimeouts]>([:])
 
     /// Registers the stream with libgit2, once per process.
     static func ensureRegistered() throws(GitError) {

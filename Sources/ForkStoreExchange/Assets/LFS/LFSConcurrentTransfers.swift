@@ -1,5 +1,6 @@
 import ForkStore
 import Foundation
+import ForkStoreLocks
 import Synchronization
 
 /// Moves the objects of one batch several at a time, each on a thread and a connection of its
@@ -86,11 +87,10 @@ struct LFSConcurrentTransfers {
     private final class Shared: Sendable {
         let next = Atomic<Int>(0)
         let stopped = Atomic<Bool>(false)
-        let failures = Mutex<[Int: AssetTransferFailure]>([:])
-        let wholeFailure = Mutex<SendableError?>(nil)
-        /// A pthread mutex, which ThreadSanitizer sees (a `Synchronization.Mutex` is a futex it
-        /// does not): the app's progress closure runs under it, so TSan can check that closure.
-        let progressLock = NSLock()
+        let failures = Locked<[Int: AssetTransferFailure]>([:])
+        let wholeFailure = Locked<SendableError?>(nil)
+        /// Held while the app's progress closure runs: one call at a time.
+        let progressTurn = Locked(())
     }
 
     /// An error crossing from a worker to the calling thread once the worker has ended.
@@ -112,7 +112,7 @@ struct LFSConcurrentTransfers {
     }
 
     /// The batch's work, handed to its threads. Its closures and sessions are not `Sendable`:
-    /// each session is used by one worker only, progress only under `progressLock`, and the
+    /// each session is used by one worker only, progress only under `progressTurn`, and the
     /// threads end before the closures' call does.
     private struct UncheckedWork: @unchecked Sendable {
         let sessions: [HTTPSession]
@@ -125,9 +125,7 @@ struct LFSConcurrentTransfers {
         func drain(worker: Int, shared: Shared) {
             let session = sessions[worker]
             let serialized: (AssetTransferCount) -> Void = { count in
-                shared.progressLock.lock()
-                defer { shared.progressLock.unlock() }
-                progress(count)
+                shared.progressTurn.withLock { _ in progress(count) }
             }
             while !shared.stopped.load(ordering: .relaxed) {
                 let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
