@@ -89,8 +89,10 @@ struct LFSConcurrentTransfers {
         let stopped = Atomic<Bool>(false)
         let failures = Locked<[Int: AssetTransferFailure]>([:])
         let wholeFailure = Locked<SendableError?>(nil)
-        /// Held while the app's progress closure runs: one call at a time.
-        let progressTurn = Locked(())
+        /// Held while the app's progress closure runs: one call at a time. A bare `NSLock`, as
+        /// there is no value to guard: a `Locked<Void>`'s empty value has no address of its own
+        /// (a pointer to it is the object's), and ThreadSanitizer reported a race on it.
+        let progressLock = NSLock()
     }
 
     /// An error crossing from a worker to the calling thread once the worker has ended.
@@ -112,7 +114,7 @@ struct LFSConcurrentTransfers {
     }
 
     /// The batch's work, handed to its threads. Its closures and sessions are not `Sendable`:
-    /// each session is used by one worker only, progress only under `progressTurn`, and the
+    /// each session is used by one worker only, progress only under `progressLock`, and the
     /// threads end before the closures' call does.
     private struct UncheckedWork: @unchecked Sendable {
         let sessions: [HTTPSession]
@@ -125,7 +127,9 @@ struct LFSConcurrentTransfers {
         func drain(worker: Int, shared: Shared) {
             let session = sessions[worker]
             let serialized: (AssetTransferCount) -> Void = { count in
-                shared.progressTurn.withLock { _ in progress(count) }
+                shared.progressLock.lock()
+                defer { shared.progressLock.unlock() }
+                progress(count)
             }
             while !shared.stopped.load(ordering: .relaxed) {
                 let index = shared.next.wrappingAdd(1, ordering: .relaxed).oldValue
