@@ -22,8 +22,10 @@ filters=()
 for f in "$@"; do filters+=(--filter "$f"); done
 
 bash scripts/setup.sh --test-servers
+# LIBGIT2=1.8 builds and runs against libgit2 1.8, in its own folder, as scripts/test.sh does.
+source scripts/libgit2-choice.sh
 
-scratch=".build-$sanitizer"
+scratch=".build-$sanitizer$libgit2_suffix"
 suppressions="$PWD/scripts/sanitizers/$sanitizer.supp"
 
 # halt_on_error=1: the first report ends the test process with a non-zero status, so `swift test`
@@ -49,7 +51,10 @@ if [ -f "$suppressions" ]; then
 fi
 
 start=$SECONDS
-swift build --build-tests --scratch-path "$scratch" --sanitize="$sanitizer"
+# Only the tests and what they run (forknotes, the stress writer): the snippets, benchmarks and
+# fuzz tool, 35 more executables to compile and link, are built by scripts/docs.sh.
+swift build --product ForkStorePackageTests --scratch-path "$scratch" --sanitize="$sanitizer" "${libgit2_flags[@]}"
+check_loaded_libgit2 "$(swift build --scratch-path "$scratch" --sanitize="$sanitizer" --show-bin-path)"
 built=$SECONDS
 echo "sanitizers.sh: $sanitizer build took $((built - start)) s" >&2
 
@@ -60,6 +65,6 @@ echo "sanitizers.sh: $sanitizer build took $((built - start)) s" >&2
 # 13.6 s; the deep delta chain's 2 s bound took 3.5 s). The gigabyte asset test measures the peak memory of an ordinary build's processes,
 # which a sanitizer's shadow memory would swamp.
 status=0
-swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" "${filters[@]}" --skip 'LoadTests|blockedCallsHoldUpNoOtherStore|TimeoutTests|AssetGigabyteTests|everyObjectOfADeepChainIsCheckedInTimeLinearInItsDepth' || status=$?
+swift test --skip-build --scratch-path "$scratch" --sanitize="$sanitizer" "${libgit2_flags[@]}" "${filters[@]}" --skip 'LoadTests|blockedCallsHoldUpNoOtherStore|TimeoutTests|AssetGigabyteTests|everyObjectOfADeepChainIsCheckedInTimeLinearInItsDepth' || status=$?
 echo "sanitizers.sh: $sanitizer test run took $((SECONDS - built)) s (exit $status)" >&2
 exit "$status"

@@ -20,35 +20,19 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
 
-build=()
+source scripts/libgit2-choice.sh
+build=("${libgit2_flags[@]}")
 soak=yes
-case "${LIBGIT2:-}" in
-  "" | system) ;;
-  1.8)
-    eval "$(bash scripts/libgit2-1.8.sh)"
-    build=(--scratch-path .build-libgit2-1.8 -Xlinker -rpath -Xlinker "$LIBGIT2_18_LIBDIR")
-    # The suite's own check of the libgit2 it runs on (LibgitVersionTests).
-    export FORKSTORE_EXPECT_LIBGIT2=1.8
-    soak=no
-    ;;
-  *)
-    echo "LIBGIT2 is '${LIBGIT2}': leave it unset for the system's libgit2, or set it to 1.8." >&2
-    exit 2
-    ;;
-esac
-
-swift build "${build[@]}" --build-tests
-
-if [ "${LIBGIT2:-}" = 1.8 ]; then
-  bin="$(swift build "${build[@]}" --show-bin-path)"
-  tests="$(find "$bin" -maxdepth 1 -name '*PackageTests.xctest' | head -1)"
-  loaded="$(env -u LD_LIBRARY_PATH ldd "$tests" | awk '/libgit2/ { print $3 }')"
-  if [ "$loaded" != "$LIBGIT2_18_LIBDIR/libgit2.so.1.8" ]; then
-    echo "The tests would load libgit2 from '${loaded}', not $LIBGIT2_18_LIBDIR/libgit2.so.1.8." >&2
-    exit 1
-  fi
-  echo "libgit2: $loaded" >&2
+# Everything against the system's libgit2. Against 1.8, only the tests and what they run
+# (forknotes, the stress writer): the snippets, benchmarks and fuzz tool do not change with it.
+if [ "${LIBGIT2:-system}" = 1.8 ]; then
+  build+=(--scratch-path ".build$libgit2_suffix")
+  soak=no
+  swift build "${build[@]}" --product ForkStorePackageTests
+else
+  swift build "${build[@]}" --build-tests
 fi
+check_loaded_libgit2 "$(swift build "${build[@]}" --show-bin-path)"
 
 # Swift Testing starts every test at once, on Swift's cooperative pool (a thread per core): a
 # test awaiting a timeout or a sync resumes behind every test body queued before it, and each
