@@ -9,6 +9,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
-swift build -c release --product forkstore-stress-writer >&2
-swift build -c release --product forkstore-asset-benchmarks >&2
+bash scripts/build-release.sh forkstore-stress-writer forkstore-asset-benchmarks
 exec .build/release/forkstore-asset-benchmarks "$@"

@@ -10,5 +10,5 @@
 # `git rev-list --first-parent` 11.0 s; the freeing pack 95 s.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-swift build -c release --product forkstore-history-benchmarks >&2
+bash scripts/build-release.sh forkstore-history-benchmarks
 exec .build/release/forkstore-history-benchmarks "$@"

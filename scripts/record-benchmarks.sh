@@ -7,6 +7,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-swift build -c release --product forknotes >&2
-swift build -c release --product forkstore-record-benchmarks >&2
+bash scripts/build-release.sh forknotes forkstore-record-benchmarks
 exec .build/release/forkstore-record-benchmarks "$@"

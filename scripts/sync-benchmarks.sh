@@ -9,5 +9,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-swift build -c release --product forkstore-sync-benchmarks >&2
+bash scripts/build-release.sh forkstore-sync-benchmarks
 exec .build/release/forkstore-sync-benchmarks "$@"
