@@ -8,7 +8,7 @@ import Foundation
 /// instrument, so TSan sees neither the lock nor the order it gives. Every pair of threads that
 /// took turns under one then looked like a race (the store's session, LFS progress), and TSan
 /// could check nothing such a lock guards. `NSLock` is a pthread mutex, which TSan intercepts.
-/// Uncontended, both cost tens of nanoseconds; this one is a class, allocated once per lock.
+/// A `Locked` is a class, allocated once per lock.
 ///
 /// `@unchecked Sendable` because the value is reached only inside ``withLock(_:)``, while the
 /// lock is held; `sending` keeps a non-`Sendable` value from escaping through the closure's

@@ -57,7 +57,7 @@ struct ForkNotesPackingTests {
     @Test func aThousandSeparateAddsLeaveAPackedStore() async throws {
         let cli = ForkNotes()
         try await cli.ok("init", "--store", cli.store)
-        let adds = ProcessInfo.processInfo.environment["FORKSTORE_SANITIZER"] == nil ? 1_000 : 300
+        let adds = Sanitizer.scaled(1_000, sanitized: 300)
         // Two lanes of processes at once.
         let failures = await withTaskGroup(of: [String].self) { lanes in
             for lane in 0..<2 {

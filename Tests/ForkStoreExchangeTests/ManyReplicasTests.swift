@@ -14,7 +14,7 @@ import Testing
 struct ManyReplicasTests {
     @Test(.timeLimit(.minutes(8)))
     func replicasConvergeThroughOneSmartHTTPRemoteLosingNothing() async throws {
-        let replicas = ProcessInfo.processInfo.environment["FORKSTORE_SANITIZER"] == nil ? 50 : 12
+        let replicas = Sanitizer.scaled(50, sanitized: 12)
         let folder = TemporaryFolder("forkstore-swarm")
         let figures = try await ReplicaSwarm(replicas: replicas, edits: 20, timeLimit: 360).run(in: folder.path)
         print("many replicas: \(replicas) x 20 edits, \(figures)")

@@ -15,7 +15,7 @@ struct QuarantineBoundTests {
     static let ownBytes = 64 << 10
 
     @Test func aThousandRefusedFetchesLeaveTheLastOneOnly() async throws {
-        let rounds = ProcessInfo.processInfo.environment["FORKSTORE_SANITIZER"] == nil ? 1_000 : 250
+        let rounds = Sanitizer.scaled(1_000, sanitized: 250)
         let lab = try await SyncLab()
         let (store, exchange): (RecordStore<Task2>, Exchange) = try lab.recordReplica("store")
         try await store.save(Task2(id: "good", title: "good"))
