@@ -52,12 +52,12 @@ struct ForkNotesImportTests {
 @Suite("forknotes keeps a store packed")
 struct ForkNotesPackingTests {
     /// Every CLI command is a process of its own that writes once: the packing policy must
-    /// not depend on one process living long. Under a sanitizer, 300 adds: each process starts
-    /// several times slower there, and 300 unpacked adds would still leave over 900 files.
+    /// not depend on one process living long. Under a sanitizer, 100 adds: each process starts
+    /// several times slower there, and 100 unpacked adds would still leave over 300 files.
     @Test func aThousandSeparateAddsLeaveAPackedStore() async throws {
         let cli = ForkNotes()
         try await cli.ok("init", "--store", cli.store)
-        let adds = Sanitizer.scaled(1_000, sanitized: 300)
+        let adds = Sanitizer.scaled(1_000, sanitized: 100)
         // Two lanes of processes at once.
         let failures = await withTaskGroup(of: [String].self) { lanes in
             for lane in 0..<2 {
