@@ -5,9 +5,10 @@
 # `git lfs push` / `git lfs fetch`, and curl (PUT / GET of the batch answer's hrefs, one
 # process, --parallel), in rounds whose tool order rotates, with ratios.
 # Default: --workloads 1x1G,100x10M,1000x100K --rounds 3 (about 3 GB of disk at a time, and
-# 20-30 minutes). CI runs: --workloads 1x64M,20x1M,200x10K --rounds 3.
+# 20-30 minutes). .ci/run says what CI runs, in the
+# debug build (CONFIGURATION=debug; scripts/build-benchmarks.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
-bash scripts/build-release.sh forkstore-stress-writer forkstore-asset-benchmarks
-exec .build/release/forkstore-asset-benchmarks "$@"
+bin="$(bash scripts/build-benchmarks.sh forkstore-stress-writer forkstore-asset-benchmarks)"
+exec "$bin/forkstore-asset-benchmarks" "$@"

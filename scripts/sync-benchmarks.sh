@@ -5,9 +5,10 @@
 # command line. Default: --sizes 100,10000,100000 --rounds 21 --transports path,git,http,https,ssh.
 # Then the first-sync table: a new replica's first sync beside `git clone --bare` (time, peak
 # memory) for N records, N commits of small data, and the same behind a checkpoint
-# (--tables rounds,first; --repeats 3). CI runs: --sizes 100,10000 --rounds 9 --transports path,git.
+# (--tables rounds,first; --repeats 3). .ci/run says what CI runs, in the
+# debug build (CONFIGURATION=debug; scripts/build-benchmarks.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build-release.sh forkstore-sync-benchmarks
-exec .build/release/forkstore-sync-benchmarks "$@"
+bin="$(bash scripts/build-benchmarks.sh forkstore-sync-benchmarks)"
+exec "$bin/forkstore-sync-benchmarks" "$@"
