@@ -7,14 +7,13 @@ import Testing
 /// http-backend), 8 processes at a time, then sync until all agree. Every edit adds a unique
 /// item to an add-wins set, so a lost edit shows. Bounded: no replica starts after 360 s, one
 /// still running a minute later is stopped, and 3 rounds of catching up at most; the test has
-/// 8 min. It prints its figures (scripts/replica-benchmark.sh runs more). Under a sanitizer
-/// (scripts/sanitizers.sh), which slows every process several times, 12 replicas. scripts/test.sh
-/// runs it alone, after the other tests, and not against libgit2 1.8.
+/// 8 min. It prints its figures (scripts/replica-benchmark.sh runs more). scripts/test.sh runs
+/// it alone, after the other tests, and not against libgit2 1.8; scripts/sanitizers.sh leaves it out.
 @Suite("Many replicas")
 struct ManyReplicasTests {
     @Test(.timeLimit(.minutes(8)))
     func replicasConvergeThroughOneSmartHTTPRemoteLosingNothing() async throws {
-        let replicas = Sanitizer.scaled(50, sanitized: 12)
+        let replicas = 50
         let folder = TemporaryFolder("forkstore-swarm")
         let figures = try await ReplicaSwarm(replicas: replicas, edits: 20, timeLimit: 360).run(in: folder.path)
         print("many replicas: \(replicas) x 20 edits, \(figures)")
