@@ -2,8 +2,9 @@
 # Fuzzes every parser of outside bytes with libFuzzer (issue 23): builds Fuzz/ (one binary,
 # forkstore-fuzz, with -sanitize=fuzzer,address) and runs each target for N seconds on a core of
 # its own, as many targets at once as there are cores, from a fresh copy of its seed corpus
-# (Fuzz/Corpus/<target>/) in a scratch folder under .build-fuzz/runs/. Prints a table: target, executions, exec/s, crashes. Exits
-# non-zero if any target crashed, printing where the crash input is kept; replay one with
+# (Fuzz/Corpus/<target>/) in a scratch folder under .build-fuzz/runs/. Prints a table: target,
+# executions, exec/s, crashes. Exits non-zero if any target crashed, printing where the crash
+# input is kept; replay one with
 #   FORKSTORE_FUZZ_TARGET=<target> .build-fuzz/debug/forkstore-fuzz <crash file>
 # or, in a plain build, swift run forkstore-fuzz <target> <crash file>.
 #

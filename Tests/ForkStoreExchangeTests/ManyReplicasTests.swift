@@ -8,7 +8,8 @@ import Testing
 /// item to an add-wins set, so a lost edit shows. Bounded: no replica starts after 360 s, one
 /// still running a minute later is stopped, and 3 rounds of catching up at most; the test has
 /// 8 min. It prints its figures (scripts/replica-benchmark.sh runs more). scripts/test.sh runs
-/// it alone, after the other tests, and not against libgit2 1.8; scripts/sanitizers.sh leaves it out.
+/// it alone, after the other tests, and not against libgit2 1.8; scripts/sanitizers.sh leaves
+/// it out.
 @Suite("Many replicas")
 struct ManyReplicasTests {
     @Test(.timeLimit(.minutes(8)))
