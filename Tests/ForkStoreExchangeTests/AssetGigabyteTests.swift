@@ -5,7 +5,8 @@ import Foundation
 import Testing
 
 /// A 1 GiB attachment between two replicas through a path remote, and through a bare remote
-/// whose assets go to giftless (a real Git LFS server, `Remote.assetsURL`), each replica a
+/// whose assets go to giftless (a real Git LFS server, `Remote.assetsURL`, serving downloads in
+/// 1 MiB blocks: by giftless's own lines, the download took 77 s), each replica a
 /// process of its own (the stress writer) whose peak resident memory (`VmHWM`) must stay
 /// within 64 MB: the uploader adds the file to its store and uploads it before its push, the
 /// downloader syncs and fetches it. At most 3 GB of disk for a minute each (the file, the
@@ -48,7 +49,7 @@ struct AssetGigabyteTests {
     @Test(.timeLimit(.minutes(20)))
     func aGigabyteMovesThroughGiftlessWithin64MB() async throws {
         let lab = try await SyncLab()
-        let server = try await GiftlessServer(folder: lab.folder.child("giftless"))
+        let server = try await GiftlessServer(folder: lab.folder.child("giftless"), blockDownloads: true)
         defer { server.stop() }
         let file = lab.folder.child("gigabyte.bin")
         let writer = productsFolder() + "/forkstore-stress-writer"

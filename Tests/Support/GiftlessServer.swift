@@ -37,12 +37,22 @@ public final class GiftlessServer: Sendable {
     /// `tokenLifetime`: how many seconds the tokens of anonymous actions last (giftless's
     /// default is 70: 60 and 10 of leeway), while their `expires_in` still says 900: a server
     /// whose actions run out before it says they do.
-    public init(folder: String, authenticated: Bool = false, tls: Bool = false, tokenLifetime: Int? = nil) async throws {
+    ///
+    /// `blockDownloads`: serve downloads in blocks of 1 MiB. giftless hands its WSGI server the
+    /// open file, which is iterated line by line: random bytes go out as chunks of a few
+    /// hundred bytes each, at about 14 MB/s. Stock giftless (the default) keeps those small
+    /// chunks in front of the client; a test that moves a gigabyte, or a benchmark of the
+    /// client, asks for blocks (a patch of giftless's local storage, `forkstore_blocks.py`).
+    public init(
+        folder: String, authenticated: Bool = false, tls: Bool = false, tokenLifetime: Int? = nil,
+        blockDownloads: Bool = false
+    ) async throws {
         let python = try Self.requireEnvironment()
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         storage = folder + "/lfs-objects"
         self.authenticated = authenticated
         try Self.behindProxyProvider.write(toFile: folder + "/forkstore_behind_proxy.py", atomically: true, encoding: .utf8)
+        try Self.blockReads.write(toFile: folder + "/forkstore_blocks.py", atomically: true, encoding: .utf8)
         let config = """
             TRANSFER_ADAPTERS:
               basic:
@@ -68,7 +78,7 @@ public final class GiftlessServer: Sendable {
                 python + "/waitress-serve", "--listen=127.0.0.1:\(ports[0])", "--threads=8",
                 "--max-request-body-size=\(1 << 34)",
             ] + (behindProxy ? ["--trusted-proxy=127.0.0.1", "--trusted-proxy-headers=forwarded", "--clear-untrusted-proxy-headers"] : [])
-                + ["giftless.wsgi_entrypoint:app"]
+                + [blockDownloads ? "forkstore_blocks:app" : "giftless.wsgi_entrypoint:app"]
             let process = try ChildProcess("/usr/bin/env", arguments, logPath: folder + "/giftless.log")
             try await waitForPort(ports[0], process: process, saying: "Serving on")
             return (ports[0], process)
@@ -159,6 +169,18 @@ public final class GiftlessServer: Sendable {
 
         def anyone(_request):
             return Anyone(name="behind-lighttpd")
+
+        """
+
+    /// giftless's application with its local storage read in 1 MiB blocks (werkzeug's
+    /// `FileWrapper`) rather than by lines.
+    private static let blockReads = """
+        from giftless.wsgi_entrypoint import app  # first: giftless's modules import each other
+        from giftless.storage.local_storage import LocalStorage
+        from werkzeug.wsgi import FileWrapper
+
+        _get = LocalStorage.get
+        LocalStorage.get = lambda self, prefix, oid: FileWrapper(_get(self, prefix, oid), 1 << 20)
 
         """
 
