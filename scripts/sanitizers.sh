@@ -86,7 +86,6 @@ if [ -n "${SANITIZER_SKIP:-}" ]; then skip+="|$SANITIZER_SKIP"; fi
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$((4 * cores))}"
 source scripts/tests-in-memory.sh
-trap '[ -z "$tests_tmpdir" ] || rm -rf "$tests_tmpdir"' EXIT
 status=0
 swift test --skip-build "${build[@]}" "${filters[@]}" --skip "$skip" || status=$?
 echo "sanitizers.sh: $sanitizer test run took $((SECONDS - built)) s (exit $status)" >&2

@@ -13,10 +13,10 @@
 # processes never crowd the timing tests, and only against the system's libgit2: CI runs this
 # script for both, and the other exchange suites cover 1.8 over the same transport. The
 # gigabyte asset tests (AssetGigabyteTests: a 1 GiB attachment between two replica processes
-# through a path remote, and through giftless, each process within 64 MB; 3-4 GB of disk for a
-# minute each) run alone after it, on the same terms. Arguments go to `swift test`; with
-# arguments there is one run, which they choose. The tests' temporary folders are in /dev/shm
-# when it has room (scripts/tests-in-memory.sh).
+# through a path remote, and through giftless, each process within 64 MB; 3-4 GB of disk, or of
+# /dev/shm, for a minute each) run alone after it, on the same terms. Arguments go to `swift
+# test`; with arguments there is one run, which they choose. The tests' temporary folders are in
+# /dev/shm when it has room (scripts/tests-in-memory.sh; TMPDIR=/tmp keeps them on disk).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh --test-servers
@@ -44,7 +44,6 @@ check_loaded_libgit2 "$(swift build "${build[@]}" --show-bin-path)"
 cores="$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)"
 export SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH="${SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH:-$((4 * cores))}"
 source scripts/tests-in-memory.sh
-trap '[ -z "$tests_tmpdir" ] || rm -rf "$tests_tmpdir"' EXIT
 if [ "$#" -gt 0 ]; then
   status=0
   swift test "${build[@]}" --skip-build "$@" || status=$?
@@ -53,7 +52,7 @@ fi
 # Each run's output is kept, and a failing run's failures are printed again at the end: CI
 # shows only the last lines of a run, and the failure is otherwise thousands of lines up.
 log="$(mktemp -t forkstore-tests.XXXXXX)"
-trap 'rm -f "$log"; [ -z "$tests_tmpdir" ] || rm -rf "$tests_tmpdir"' EXIT
+trap 'rm -f "$log"; remove_tests_tmpdir' EXIT
 status=0
 run() {
   local code=0

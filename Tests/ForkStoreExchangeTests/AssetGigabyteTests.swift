@@ -4,16 +4,16 @@ import ForkStoreTestSupport
 import Foundation
 import Testing
 
-/// A 1 GiB attachment between two replicas through a path remote, and through a bare remote
-/// whose assets go to giftless (a real Git LFS server, `Remote.assetsURL`, serving downloads in
-/// 1 MiB blocks: by giftless's own lines, the download took 77 s), each replica a
-/// process of its own (the stress writer) whose peak resident memory (`VmHWM`) must stay
-/// within 64 MB: the uploader adds the file to its store and uploads it before its push, the
-/// downloader syncs and fetches it. At most 3 GB of disk for a minute each (the file, the
-/// uploader's store and the remote or giftless's storage, and waitress's spool of the upload;
-/// the file is removed before the download), removed at the end. scripts/test.sh runs the
-/// suite alone, after the other tests, one test after the other (not under a sanitizer); each
-/// prints its figures.
+/// A 1 GiB attachment between two replicas through a path remote, and through a bare remote whose
+/// assets go to giftless (a real Git LFS server, `Remote.assetsURL`, serving downloads in 1 MiB
+/// blocks: by giftless's own lines, the download took 77 s), each replica a process of its own (the
+/// stress writer) whose peak resident memory (`VmHWM`) must stay within 64 MB: the uploader adds
+/// the file to its store and uploads it before its push, the downloader syncs and fetches it. At
+/// most 3 GB of disk (of memory, when scripts/test.sh puts the temporary folders in /dev/shm) for a
+/// minute each (the file, the uploader's store and the remote or giftless's storage, and waitress's
+/// spool of the upload; the file is removed before the download), removed at the end.
+/// scripts/test.sh runs the suite alone, after the other tests, one test after the other (not under
+/// a sanitizer); each prints its figures.
 @Suite("A gigabyte asset", .serialized)
 struct AssetGigabyteTests {
     static let size = 1 << 30
@@ -49,7 +49,8 @@ struct AssetGigabyteTests {
     @Test(.timeLimit(.minutes(20)))
     func aGigabyteMovesThroughGiftlessWithin64MB() async throws {
         let lab = try await SyncLab()
-        let server = try await GiftlessServer(folder: lab.folder.child("giftless"), blockDownloads: true)
+        let server = try await GiftlessServer(
+            folder: lab.folder.child("giftless"), blockDownloads: true)
         defer { server.stop() }
         let file = lab.folder.child("gigabyte.bin")
         let writer = productsFolder() + "/forkstore-stress-writer"

@@ -52,7 +52,10 @@ public final class GiftlessServer: Sendable {
         storage = folder + "/lfs-objects"
         self.authenticated = authenticated
         try Self.behindProxyProvider.write(toFile: folder + "/forkstore_behind_proxy.py", atomically: true, encoding: .utf8)
-        try Self.blockReads.write(toFile: folder + "/forkstore_blocks.py", atomically: true, encoding: .utf8)
+        if blockDownloads {
+            let module = folder + "/forkstore_blocks.py"
+            try Self.blockReads.write(toFile: module, atomically: true, encoding: .utf8)
+        }
         let config = """
             TRANSFER_ADAPTERS:
               basic:
