@@ -14,22 +14,21 @@
 # calls it there. INT and TERM exit through that trap. A folder left by a run that was killed
 # (its script's process gone, untouched for an hour) is removed by the next run.
 tests_tmpdir=""
+# A read-only store's test cut short leaves folders no one may write: made writable first.
+remove_test_folder() {
+  chmod -R u+w "$1" 2>/dev/null || true
+  rm -rf "$1" || echo "tests-in-memory.sh: could not remove $1" >&2
+}
 remove_tests_tmpdir() {
-  [ -n "$tests_tmpdir" ] || return 0
-  chmod -R u+w "$tests_tmpdir" 2>/dev/null || true  # a read-only store's test may be cut short
-  rm -rf "$tests_tmpdir" || echo "tests-in-memory.sh: could not remove $tests_tmpdir" >&2
+  [ -z "$tests_tmpdir" ] || remove_test_folder "$tests_tmpdir"
 }
 while IFS= read -r stale; do
   owner="${stale#/dev/shm/forkstore-tests.}"
-  owner="${owner%%.*}"
-  if ! kill -0 "$owner" 2>/dev/null; then
-    chmod -R u+w "$stale" 2>/dev/null || true
-    rm -rf "$stale" || echo "tests-in-memory.sh: could not remove $stale" >&2
-  fi
-done < <(find /dev/shm -maxdepth 1 -name 'forkstore-tests.*' -user "$(id -u)" -mmin +60 2>/dev/null \
-  || true)
-if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] \
-  && ! awk '$2 == "/dev/shm" { print $4 }' /proc/mounts 2>/dev/null | grep -q noexec; then
+  kill -0 "${owner%%.*}" 2>/dev/null || remove_test_folder "$stale"
+done < <(find /dev/shm -maxdepth 1 -name 'forkstore-tests.*' -user "$(id -u)" -mmin +60 \
+  2>/dev/null || true)
+noexec='$2 == "/dev/shm" && $4 ~ /(^|,)noexec(,|$)/ { found = 1 } END { exit !found }'
+if [ -z "${TMPDIR:-}" ] && [ -d /dev/shm ] && [ -w /dev/shm ] && ! awk "$noexec" /proc/mounts; then
   free_kb="$(df -Pk /dev/shm 2>/dev/null | awk 'NR == 2 { print $4 }' || true)"
   available_kb="$(awk '/^MemAvailable:/ { print $2 }' /proc/meminfo 2>/dev/null || true)"
   room_kb=$((8 * 1024 * 1024))
