@@ -31,15 +31,21 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
 
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
-        let digits = Array(hex.utf8)
-        guard digits.count == 40 else { return nil }
-        var parsed: [UInt8] = []
-        parsed.reserveCapacity(20)
-        for pair in stride(from: 0, to: 40, by: 2) {
-            guard let high = Self.value(of: digits[pair]), let low = Self.value(of: digits[pair + 1]) else { return nil }
-            parsed.append(high << 4 | low)
-        }
-        self.init(copying: parsed)
+        var hex = hex
+        // Straight from the string's bytes: listings parse one id per record.
+        guard let parsed = hex.withUTF8({ digits -> Bytes? in
+            guard digits.count == 40 else { return nil }
+            var bytes: Bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+            let valid = withUnsafeMutableBytes(of: &bytes) { target in
+                for index in 0..<20 {
+                    guard let high = Self.value(of: digits[2 * index]), let low = Self.value(of: digits[2 * index + 1]) else { return false }
+                    target[index] = high << 4 | low
+                }
+                return true
+            }
+            return valid ? bytes : nil
+        }) else { return nil }
+        self.init(bytes: parsed)
     }
 
     private static func value(of digit: UInt8) -> UInt8? {
