@@ -133,6 +133,25 @@ struct QueryTests {
         #expect(FileManager.default.fileExists(atPath: file))
     }
 
+    /// A blob at a path its id does not give is a damaged record: never indexed, so never
+    /// answered, whether the index is brought forward over it or built with it there. (A
+    /// listing through the index does not check paths again: every row it holds was checked.)
+    @Test func aRecordAtAPathItsIdDoesNotGiveIsNeverAnswered() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        let store = try await RecordStore<IndexedItem>.create(at: path)
+        try await store.save(IndexedItem(id: "a", title: "A"))
+        #expect(try await store.query(RecordQuery()).map(\.id) == ["a"])
+        let blob = try await git("--git-dir", path, "show", "main:\(RecordPath(id: "a"))").stdout
+        try await addByHand([RecordPath(id: "b").description: blob], to: path)
+        #expect(try await store.query(RecordQuery()).map(\.id) == ["a"])
+        #expect(try await store.count(matching: RecordQuery()) == 1)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + "/forkstore-index.sqlite" + suffix) }
+        let reopened = try await RecordStore<IndexedItem>.open(at: path)
+        #expect(try await reopened.query(RecordQuery()).map(\.id) == ["a"])
+        #expect(try await reopened.recordsAndProblems().problems.map(\.path) == [RecordPath(id: "b").description])
+    }
+
     @Test(arguments: ["garbage", "truncated"])
     func aDamagedIndexFileIsReplacedAndResultsStayRight(damage: String) throws {
         let folder = TemporaryFolder()

@@ -38,21 +38,6 @@ struct ReaderStrictnessTests {
         try Store<Doc>.open(at: store.path).save(Doc(title: "still a store"))
     }
 
-    /// Adds files to main's tree with git's plumbing and commits them by hand, stamped.
-    private func addByHand(_ files: [String: String], to store: String) async throws {
-        let index = store + "/hand-index"
-        let environment = ["GIT_INDEX_FILE": index]
-        try await git(["--git-dir", store, "read-tree", "main"], environment: environment)
-        for (path, content) in files {
-            let blob = try await git("--git-dir", store, "hash-object", "-w", "--stdin", input: content).stdout.trimmed
-            try await git(["--git-dir", store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], environment: environment)
-        }
-        let tree = try await git(["--git-dir", store, "write-tree"], environment: environment).stdout.trimmed
-        try FileManager.default.removeItem(atPath: index)
-        let commit = try await git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n").stdout.trimmed
-        try await git("--git-dir", store, "update-ref", "refs/heads/main", commit)
-    }
-
     @Test func entriesTheLayoutDoesNotNameAreIgnoredAndKept() async throws {
         let folder = TemporaryFolder()
         let store = try await RecordStore<Card>.create(at: folder.child("store"))

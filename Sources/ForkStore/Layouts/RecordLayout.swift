@@ -47,15 +47,18 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     }
 
     /// A record as a listing meets it: its blob read (or the failure to read it), decoded, and
-    /// checked to hold the id its path is made from.
-    func listed(_ blob: Result<[UInt8], StoreError>, path: String, origin: DataOrigin) -> Result<Record, RecordProblem> {
+    /// checked to hold the id its path is made from, unless `pathChecked` says that this blob
+    /// at this path passed that check before (a blob's id names its bytes, so it passes again).
+    func listed(
+        _ blob: Result<[UInt8], StoreError>, path: String, origin: DataOrigin, pathChecked: Bool = false
+    ) -> Result<Record, RecordProblem> {
         let envelope: RecordEnvelope<Record>
         do {
             envelope = try decode(blob.get(), path: path, origin: origin)
         } catch {
             return .failure(RecordProblem(path: path, claimedID: nil, error: error))
         }
-        guard RecordPath.isPath(path, of: envelope.id) else {
+        guard pathChecked || RecordPath.isPath(path, of: envelope.id) else {
             let error = StoreError.undecodableValue(
                 commit: origin.commit.id, path: path,
                 reason: "it holds record '\(envelope.id)', whose path is \(RecordPath(id: envelope.id))")

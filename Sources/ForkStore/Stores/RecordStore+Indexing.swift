@@ -63,7 +63,9 @@ extension RecordStore {
     }
 
     /// Decodes records by the blobs an index holds for them, as read at `head`, and calls
-    /// `body` with each in order, a batch at a time (memory stays bounded however many).
+    /// `body` with each in order, a batch at a time (memory stays bounded however many). The
+    /// index holds only blobs that were listed at their paths and held the ids those paths are
+    /// made from, so that check is not made again.
     package func forEachStored(_ stored: [(path: String, blob: String)], at head: Commit, _ body: (Record) throws -> Void) throws {
         var entries: [(path: String, id: ObjectID)] = []
         entries.reserveCapacity(stored.count)
@@ -73,6 +75,6 @@ extension RecordStore {
             }
             entries.append((item.path, id))
         }
-        try decodeEntries(entries, origin: DataOrigin(head)) { _, result in try body(try result.get()) }
+        try decodeEntries(entries, origin: DataOrigin(head), pathsChecked: true) { _, result in try body(try result.get()) }
     }
 }

@@ -57,7 +57,7 @@ extension RecordStore {
     }
 
     /// Every record file of a commit, read and decoded in the order they are stored (see
-    /// ``decodeEntries(_:origin:inStorageOrder:_:)``).
+    /// ``decodeEntries(_:origin:inStorageOrder:pathsChecked:_:)``).
     func decodeAll(
         at commit: Commit, _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
     ) throws {
@@ -74,18 +74,22 @@ extension RecordStore {
     /// work, outside it. A batch's parts start on pool threads while the caller hands the
     /// batch before to `body`, and the caller then takes up the parts no thread has started
     /// (``WorkInParts``), so a listing never waits for a thread of a pool other work may hold.
+    ///
+    /// With `pathsChecked`, the caller vouches that each entry's blob at its path was listed
+    /// before and held the id its path is made from (an index's rows), and that check is not
+    /// made again.
     func decodeEntries(
-        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
+        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false, pathsChecked: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
     ) throws {
-        try decodeEntries(entries, origin: origin, inStorageOrder: inStorageOrder, making: { $1 }, body)
+        try decodeEntries(entries, origin: origin, inStorageOrder: inStorageOrder, pathsChecked: pathsChecked, making: { $1 }, body)
     }
 
-    /// ``decodeEntries(_:origin:inStorageOrder:_:)``, handing `body` what `making` makes of each
-    /// record: `making` runs beside the decoding, on the threads that decode, so work per
-    /// record (an index's rows, say) is shared out as the decoding is.
+    /// ``decodeEntries(_:origin:inStorageOrder:pathsChecked:_:)``, handing `body` what `making`
+    /// makes of each record: `making` runs beside the decoding, on the threads that decode, so
+    /// work per record (an index's rows, say) is shared out as the decoding is.
     func decodeEntries<Made: Sendable>(
-        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false,
+        _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false, pathsChecked: Bool = false,
         making: @escaping @Sendable ((path: String, id: ObjectID), Record) -> Made,
         _ body: ((path: String, id: ObjectID), Result<Made, RecordProblem>) throws -> Void
     ) throws {
@@ -118,7 +122,7 @@ extension RecordStore {
                 var made: [Result<Made, RecordProblem>] = []
                 made.reserveCapacity(range.count)
                 for index in range {
-                    switch layout.listed(blobs[index - range.lowerBound], path: batch[index].path, origin: origin) {
+                    switch layout.listed(blobs[index - range.lowerBound], path: batch[index].path, origin: origin, pathChecked: pathsChecked) {
                     case .success(let record): made.append(.success(making(batch[index], record)))
                     case .failure(let problem): made.append(.failure(problem))
                     }
