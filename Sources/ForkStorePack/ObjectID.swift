@@ -32,29 +32,30 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
         var hex = hex
-        // Straight from the string's bytes: listings parse one id per record.
+        // Straight from the string's bytes, without branching on each digit's kind: a listing
+        // through the index parses one id per record before any is decoded.
         guard let parsed = hex.withUTF8({ digits -> Bytes? in
             guard digits.count == 40 else { return nil }
             var bytes: Bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            let valid = withUnsafeMutableBytes(of: &bytes) { target in
+            var invalid: UInt8 = 0  // a value above 15 or-ed in: some digit was not one
+            withUnsafeMutableBytes(of: &bytes) { target in
                 for index in 0..<20 {
-                    guard let high = Self.value(of: digits[2 * index]), let low = Self.value(of: digits[2 * index + 1]) else { return false }
-                    target[index] = high << 4 | low
+                    let high = Self.value(of: digits[2 * index]), low = Self.value(of: digits[2 * index + 1])
+                    invalid |= high | low
+                    target[index] = high << 4 | low & 0x0F
                 }
-                return true
             }
-            return valid ? bytes : nil
+            return invalid & 0xF0 == 0 ? bytes : nil
         }) else { return nil }
         self.init(bytes: parsed)
     }
 
-    private static func value(of digit: UInt8) -> UInt8? {
-        switch digit {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): digit - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): digit - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): digit - UInt8(ascii: "A") + 10
-        default: nil
-        }
+    /// A hexadecimal digit's value, or 0xFF for any other byte.
+    private static func value(of digit: UInt8) -> UInt8 {
+        let decimal = digit &- UInt8(ascii: "0")
+        if decimal < 10 { return decimal }
+        let letter = (digit | 0x20) &- UInt8(ascii: "a")  // either case
+        return letter < 6 ? letter + 10 : 0xFF
     }
 
     /// 40 lowercase hexadecimal digits.

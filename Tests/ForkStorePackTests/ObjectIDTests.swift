@@ -13,6 +13,17 @@ struct ObjectIDTests {
         }
     }
 
+    @Test func everyByteIsADigitExactlyWhenItIsAHexadecimalOne() {
+        let digits = Set("0123456789abcdefABCDEF".utf8)
+        let rest = String(repeating: "0", count: 39)
+        for byte in UInt8(0)...UInt8(0x7F) {
+            let text = String(decoding: [byte], as: UTF8.self)
+            let parsed = ObjectID(hex: text + rest), parsedLast = ObjectID(hex: rest + text)
+            #expect((parsed != nil) == digits.contains(byte) && (parsedLast != nil) == digits.contains(byte), "byte \(byte)")
+            if let parsed { #expect(parsed.hex.first == Character(text.lowercased())) }
+        }
+    }
+
     @Test(arguments: [
         "", String(repeating: "a", count: 39), String(repeating: "a", count: 41),
         String(repeating: "a", count: 39) + "g", " " + String(repeating: "a", count: 39),
