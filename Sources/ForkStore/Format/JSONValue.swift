@@ -31,7 +31,7 @@ public enum JSONValue: Sendable, Hashable {
         }
 
         public static func == (lhs: Member, rhs: Member) -> Bool {
-            lhs.key.utf8.elementsEqual(rhs.key.utf8) && lhs.value == rhs.value
+            lhs.key.hasSameBytes(as: rhs.key) && lhs.value == rhs.value
         }
 
         public func hash(into hasher: inout Hasher) {
@@ -47,11 +47,11 @@ public enum JSONValue: Sendable, Hashable {
     public subscript(key: String) -> JSONValue? {
         get {
             guard case .object(let members) = self else { return nil }
-            return members.first { $0.key.utf8.elementsEqual(key.utf8) }?.value
+            return members.first { $0.key.hasSameBytes(as: key) }?.value
         }
         set {
             guard case .object(var members) = self else { return }
-            members.removeAll { $0.key.utf8.elementsEqual(key.utf8) }
+            members.removeAll { $0.key.hasSameBytes(as: key) }
             if let newValue { members.append(Member(key: key, value: newValue)) }
             self = JSONValue.object(unsorted: members) ?? .object(members)
         }
@@ -99,7 +99,7 @@ extension JSONValue {
             return .object(members)
         }
         let sorted = members.sorted { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }
-        for (left, right) in zip(sorted, sorted.dropFirst()) where left.key.utf8.elementsEqual(right.key.utf8) {
+        for (left, right) in zip(sorted, sorted.dropFirst()) where left.key.hasSameBytes(as: right.key) {
             return nil
         }
         return .object(sorted)

@@ -22,7 +22,7 @@ extension RecordEnvelope {
     /// decoded again the synthesized way, so what is accepted, and every error, is its.
     static func decoded(from document: JSONValue) throws -> RecordEnvelope {
         if case .object(let members) = document {
-            func member(_ key: String) -> JSONValue? { members.last { $0.key.utf8.elementsEqual(key.utf8) }?.value }
+            func member(_ key: String) -> JSONValue? { members.last { $0.key.hasSameBytes(as: key) }?.value }
             if case .string(let id)? = member("id"), let record = member("record"),
                 let modelVersion = Self.modelVersion(member("modelVersion")),
                 let record = try? JSONValueDecoder().decode(Record.self, from: record, at: EnvelopeKey.record)

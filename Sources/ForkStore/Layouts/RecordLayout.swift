@@ -34,11 +34,11 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     ) throws(StoreError) -> RecordEnvelope<Record> {
         let current = try model.migrated(document, origin: origin, path: path, member: "record")
         let envelope = try ValueCodec.decoding(commit: origin.commit.id, path: path) { try RecordEnvelope<Record>.decoded(from: current) }
-        if let id, !envelope.id.utf8.elementsEqual(id.utf8) {
+        if let id, !envelope.id.hasSameBytes(as: id) {
             throw StoreError.undecodableValue(
                 commit: origin.commit.id, path: path, reason: "it holds record '\(envelope.id)', not '\(id)'")
         }
-        guard envelope.record.id.utf8.elementsEqual(envelope.id.utf8) else {
+        guard envelope.record.id.hasSameBytes(as: envelope.id) else {
             throw StoreError.undecodableValue(
                 commit: origin.commit.id, path: path,
                 reason: "it holds record '\(envelope.id)', whose own id is '\(envelope.record.id)'")
@@ -80,7 +80,7 @@ struct RecordLayout<Record: Resource & Identifiable>: ContentLayout where Record
     /// `update` or a merge strategy that changed it); encoded before the store is locked.
     func encode(_ record: Record, id: String, limits: BlobLimits) throws(StoreError) -> [UInt8] {
         let limit = limits.size
-        guard record.id.utf8.elementsEqual(id.utf8) else {
+        guard record.id.hasSameBytes(as: id) else {
             throw StoreError.encodingFailed(
                 reason: "record '\(id)' now has the id '\(record.id)'; save it under its new id and delete the old one instead")
         }
