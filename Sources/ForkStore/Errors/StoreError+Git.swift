@@ -16,13 +16,14 @@ extension StoreError {
 }
 
 /// Runs libgit2 work, turning its failure into a ``StoreError`` that names the operation.
-/// With `object`, a missing object becomes ``StoreError/missingObject(id:reason:)``.
+/// With `object`, a missing object becomes ``StoreError/missingObject(id:reason:)``. Both are
+/// made only on failure: a listing reads a blob per record, each named by its hex id.
 func git<Result>(
-    _ operation: @autoclosure () -> String, object: String? = nil, _ body: () throws(GitError) -> Result
+    _ operation: @autoclosure () -> String, object: @autoclosure () -> String? = nil, _ body: () throws(GitError) -> Result
 ) throws(StoreError) -> Result {
     do {
         return try body()
     } catch {
-        throw StoreError(error, during: operation(), object: object)
+        throw StoreError(error, during: operation(), object: object())
     }
 }
