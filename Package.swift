@@ -83,6 +83,7 @@ let package = Package(
             dependencies: [
                 "ForkStore",
                 "ForkStoreLocks",
+                "ForkStorePack",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
             ]

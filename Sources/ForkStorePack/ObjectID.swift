@@ -32,22 +32,27 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
         var hex = hex
-        // Straight from the string's bytes, without branching on each digit's kind: a listing
-        // through the index parses one id per record before any is decoded.
-        guard let parsed = hex.withUTF8({ digits -> Bytes? in
-            guard digits.count == 40 else { return nil }
-            var bytes: Bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
-            var invalid: UInt8 = 0  // a value above 15 or-ed in: some digit was not one
-            withUnsafeMutableBytes(of: &bytes) { target in
-                for index in 0..<20 {
-                    let high = Self.value(of: digits[2 * index]), low = Self.value(of: digits[2 * index + 1])
-                    invalid |= high | low
-                    target[index] = high << 4 | low & 0x0F
-                }
+        guard let parsed = hex.withUTF8({ ObjectID(hexDigits: UnsafeRawBufferPointer($0)) }) else { return nil }
+        self = parsed
+    }
+
+    /// Parses 40 hexadecimal digits held as bytes (a database's text column, say); returns nil
+    /// for anything else.
+    package init?(hexDigits digits: UnsafeRawBufferPointer) {
+        // Without branching on each digit's kind: a listing through the index parses one id
+        // per record before any is decoded.
+        guard digits.count == 40 else { return nil }
+        var bytes: Bytes = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var invalid: UInt8 = 0  // a value above 15 or-ed in: some digit was not one
+        withUnsafeMutableBytes(of: &bytes) { target in
+            for index in 0..<20 {
+                let high = Self.value(of: digits[2 * index]), low = Self.value(of: digits[2 * index + 1])
+                invalid |= high | low
+                target[index] = high << 4 | low & 0x0F
             }
-            return invalid & 0xF0 == 0 ? bytes : nil
-        }) else { return nil }
-        self.init(bytes: parsed)
+        }
+        guard invalid & 0xF0 == 0 else { return nil }
+        self.init(bytes: bytes)
     }
 
     /// A hexadecimal digit's value, or 0xFF for any other byte.

@@ -1,4 +1,5 @@
 import ForkStore
+import ForkStorePack
 import Foundation
 import GRDB
 import ForkStoreLocks
@@ -43,12 +44,20 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     /// Where the query's records are stored, in its order, and the head they were read at;
     /// nil when the index cannot answer the query.
-    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, blob: String)])? {
+    /// A blob is nil where the row does not hold 40 hexadecimal digits.
+    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, blob: ObjectID?)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
         return try withFreshRows(of: fork, in: store) { db in
-            var rows: [(path: String, blob: String)] = []
+            var rows: [(path: String, blob: ObjectID?)] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try cursor.next() { rows.append((row[0], row[1])) }
+            while let row = try cursor.next() {
+                // The id read from the column's bytes, with no string made for it: this runs
+                // for every record before a listing decodes any.
+                let blob = try row.withUnsafeData(atIndex: 1) { data in
+                    data?.withUnsafeBytes { ObjectID(hexDigits: $0) }
+                }
+                rows.append((row[0], blob))
+            }
             return rows
         }
     }
