@@ -44,19 +44,23 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     /// Where the query's records are stored, in its order, and the head they were read at;
     /// nil when the index cannot answer the query.
-    /// A blob is nil where the row does not hold 40 hexadecimal digits.
-    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, blob: ObjectID?)])? {
+    ///
+    /// - Throws: ``StoreError/undecodableValue(commit:path:reason:)`` for a row that names no
+    ///   blob.
+    func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, id: ObjectID)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
-        return try withFreshRows(of: fork, in: store) { db in
-            var rows: [(path: String, blob: ObjectID?)] = []
+        return try withFreshRows(of: fork, in: store) { db, head in
+            var rows: [(path: String, id: ObjectID)] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
                 // The id read from the column's bytes, with no string made for it: this runs
                 // for every record before a listing decodes any.
-                let blob = try row.withUnsafeData(atIndex: 1) { data in
-                    data?.withUnsafeBytes { ObjectID(hexDigits: $0) }
+                let path: String = row[0]
+                guard let id = try row.withUnsafeData(atIndex: 1, { data in data?.withUnsafeBytes { ObjectID(hexDigits: $0) } }) else {
+                    let text = String(describing: row[1] as DatabaseValue).prefix(64)
+                    throw StoreError.undecodableValue(commit: head.id, path: path, reason: "the index names no blob (\(text))")
                 }
-                rows.append((row[0], blob))
+                rows.append((path, id))
             }
             return rows
         }
@@ -75,12 +79,12 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         } else {
             return nil
         }
-        return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
+        return try withFreshRows(of: fork, in: store) { db, _ in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
     /// Brings the fork's rows to its head (see the type's discussion).
     func refresh(_ fork: Fork, of store: RecordStore<Record>) throws {
-        _ = try withFreshRows(of: fork, in: store) { _ in () }
+        _ = try withFreshRows(of: fork, in: store) { _, _ in () }
     }
 
     /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
@@ -133,22 +137,22 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     // MARK: Keeping rows fresh
 
-    /// Runs `body` on rows that reflect the fork's head: read-only when they already do, in
-    /// one write transaction with the update when they do not. A damaged file is replaced and
-    /// the work done again.
+    /// Runs `body` on rows that reflect the fork's head (handed to `body` too): read-only when
+    /// they already do, in one write transaction with the update when they do not. A damaged
+    /// file is replaced and the work done again.
     private func withFreshRows<Result>(
-        of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
+        of fork: Fork, in store: RecordStore<Record>, _ body: (Database, Commit) throws -> Result
     ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
         let seed = { (db: Database) in try self.bring(fork, to: head, of: store, in: db) }
         return try repairingDamage(seed: seed) { database in
             let fresh = try database.read { db -> Result? in
-                try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db) : nil
+                try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db, head) : nil
             }
             if let fresh { return (head, fresh) }
             return (head, try database.write { db in
                 try self.bring(fork, to: head, of: store, in: db)
-                return try body(db)
+                return try body(db, head)
             })
         }
     }

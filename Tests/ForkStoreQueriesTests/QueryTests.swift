@@ -134,8 +134,9 @@ struct QueryTests {
     }
 
     /// A blob at a path its id does not give is a damaged record: never indexed, so never
-    /// answered, whether the index is brought forward over it or built with it there. (A
-    /// listing through the index does not check paths again: every row it holds was checked.)
+    /// answered, whether the index is brought forward over it, built with it there, or a new
+    /// fork's rows start from another fork's. (A listing through the index does not check
+    /// paths again: every row it holds was checked.)
     @Test func aRecordAtAPathItsIdDoesNotGiveIsNeverAnswered() async throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")
@@ -146,6 +147,8 @@ struct QueryTests {
         try await addByHand([RecordPath(id: "b").description: blob], to: path)
         #expect(try await store.query(RecordQuery()).map(\.id) == ["a"])
         #expect(try await store.count(matching: RecordQuery()) == 1)
+        _ = try await store.createFork(Fork("copy"), from: .main)
+        #expect(try await store.query(RecordQuery(), in: Fork("copy")).map(\.id) == ["a"])
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + "/forkstore-index.sqlite" + suffix) }
         let reopened = try await RecordStore<IndexedItem>.open(at: path)
         #expect(try await reopened.query(RecordQuery()).map(\.id) == ["a"])

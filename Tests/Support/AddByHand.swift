@@ -5,13 +5,14 @@ import Foundation
 public func addByHand(_ files: [String: String], to store: String) async throws {
     let index = store + "/hand-index"
     let environment = ["GIT_INDEX_FILE": index]
+    func output(_ result: ProcessResult) -> String { result.stdout.trimmingCharacters(in: .whitespacesAndNewlines) }
     try await git(["--git-dir", store, "read-tree", "main"], environment: environment)
     for (path, content) in files {
-        let blob = try await git("--git-dir", store, "hash-object", "-w", "--stdin", input: content).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let blob = output(try await git("--git-dir", store, "hash-object", "-w", "--stdin", input: content))
         try await git(["--git-dir", store, "update-index", "--add", "--cacheinfo", "100644,\(blob),\(path)"], environment: environment)
     }
-    let tree = try await git(["--git-dir", store, "write-tree"], environment: environment).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let tree = output(try await git(["--git-dir", store, "write-tree"], environment: environment))
     try FileManager.default.removeItem(atPath: index)
-    let commit = try await git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n").stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    let commit = output(try await git("--git-dir", store, "commit-tree", tree, "-p", "main", "-m", "By hand\n\nModel-Version: 1\nFormat-Version: 1\n"))
     try await git("--git-dir", store, "update-ref", "refs/heads/main", commit)
 }

@@ -3,7 +3,7 @@ import Foundation
 // `list --json` writes every note it lists: written here byte by byte rather than through
 // `JSONEncoder`, which took more time than reading and decoding the notes. The bytes are the
 // ones `NoteJSON.encoder` gives (pretty-printed, keys sorted, slashes not escaped, ISO 8601
-// dates); ForkNotesCLITests checks the two agree.
+// dates); ForkNotesListJSONTests checks the two agree.
 extension NoteJSON {
     /// Appends the note as `NoteJSON.encoder` would encode it, each line after the first
     /// indented by `indent` more spaces.

@@ -32,8 +32,9 @@ package struct RecordPath: Hashable, Sendable, CustomStringConvertible {
         fileName = String(decoding: RecordPath.encodedName(id, hash: hash), as: UTF8.self) + ".json"
     }
 
-    /// Whether `path` is the path of the record with `id`, compared as bytes: a listing checks
-    /// every record it reads, and building the path's strings for it cost that listing about 6%.
+    /// Whether `path` is the path of the record with `id`, compared as bytes: a listing of a
+    /// tree checks every record it reads, and building the path's strings for it cost that
+    /// listing about 6%.
     package static func isPath(_ path: String, of id: String) -> Bool {
         let hash = id.utf8.withContiguousStorageIfAvailable { ObjectID.hash(of: UnsafeRawBufferPointer($0), kind: .blob) }
             ?? ObjectID.blobHash(of: Array(id.utf8))

@@ -66,15 +66,7 @@ extension RecordStore {
     /// `body` with each in order, a batch at a time (memory stays bounded however many). The
     /// index holds only blobs that were listed at their paths and held the ids those paths are
     /// made from, so that check is not made again.
-    package func forEachStored(_ stored: [(path: String, blob: ObjectID?)], at head: Commit, _ body: (Record) throws -> Void) throws {
-        var entries: [(path: String, id: ObjectID)] = []
-        entries.reserveCapacity(stored.count)
-        for item in stored {
-            guard let id = item.blob else {
-                throw StoreError.undecodableValue(commit: head.id, path: item.path, reason: "the index names no blob (not 40 hexadecimal digits)")
-            }
-            entries.append((item.path, id))
-        }
+    package func forEachStored(_ entries: [(path: String, id: ObjectID)], at head: Commit, _ body: (Record) throws -> Void) throws {
         try decodeEntries(entries, origin: DataOrigin(head), pathsChecked: true) { _, result in try body(try result.get()) }
     }
 }

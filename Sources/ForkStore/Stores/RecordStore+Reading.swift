@@ -104,9 +104,9 @@ extension RecordStore {
         // Read once: on Linux each read opens the cgroup's files.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         typealias Part = Result<[Result<Made, RecordProblem>], any Error>
-        // Plain loops over indexes below: in this generic function, each call into a generic
-        // sequence of the standard library (zip, map, flatMap) looked up its types' metadata
-        // for every record (6% of a listing's processor time).
+        // The loops that run once per record index arrays: in this generic function, the
+        // standard library's generic sequences over `Made` (zip, map, flatMap) looked up their
+        // types' metadata for every record (6% of a listing's processor time).
         func start(_ batch: [(path: String, id: ObjectID)]) -> WorkInParts<Part> {
             let parts = max(1, min(batch.count / 32, cores * 4))
             return WorkInParts(parts: parts, helpers: cores) { part in
