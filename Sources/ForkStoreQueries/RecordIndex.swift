@@ -43,22 +43,22 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     // MARK: Answering queries
 
     /// Where the query's records are stored, in its order, and the head they were read at;
-    /// nil when the index cannot answer the query.
-    ///
-    /// - Throws: ``StoreError/undecodableValue(commit:path:reason:)`` for a row that names no
-    ///   blob.
+    /// nil when the index cannot answer the query. A row that names no path or no blob is
+    /// damage: the file is made again (``repairingDamage(seed:_:)``).
     func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, id: ObjectID)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
-        return try withFreshRows(of: fork, in: store) { db, head in
+        return try withFreshRows(of: fork, in: store) { db in
             var rows: [(path: String, id: ObjectID)] = []
             let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
             while let row = try cursor.next() {
-                // The id read from the column's bytes, with no string made for it: this runs
-                // for every record before a listing decodes any.
-                let path: String = row[0]
-                guard let id = try row.withUnsafeData(atIndex: 1, { data in data?.withUnsafeBytes { ObjectID(hexDigits: $0) } }) else {
-                    let text = String(describing: row[1] as DatabaseValue).prefix(64)
-                    throw StoreError.undecodableValue(commit: head.id, path: path, reason: "the index names no blob (\(text))")
+                // The id is read from the column's bytes, with no string made for it: this runs
+                // for every record before a listing decodes any. The path is decoded with a
+                // thrown error, not GRDB's subscript, which stops the process on a value of
+                // another type.
+                guard let path = try? row.decode(String.self, atIndex: 0),
+                    let id = try row.withUnsafeData(atIndex: 1, { data in data?.withUnsafeBytes { ObjectID(hexDigits: $0) } })
+                else {
+                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a row of the index names no record path or no blob")
                 }
                 rows.append((path, id))
             }
@@ -79,12 +79,12 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         } else {
             return nil
         }
-        return try withFreshRows(of: fork, in: store) { db, _ in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
+        return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
     /// Brings the fork's rows to its head (see the type's discussion).
     func refresh(_ fork: Fork, of store: RecordStore<Record>) throws {
-        _ = try withFreshRows(of: fork, in: store) { _, _ in () }
+        _ = try withFreshRows(of: fork, in: store) { _ in () }
     }
 
     /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
@@ -137,22 +137,22 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
 
     // MARK: Keeping rows fresh
 
-    /// Runs `body` on rows that reflect the fork's head (handed to `body` too): read-only when
-    /// they already do, in one write transaction with the update when they do not. A damaged
-    /// file is replaced and the work done again.
+    /// Runs `body` on rows that reflect the fork's head: read-only when they already do, in
+    /// one write transaction with the update when they do not. A damaged file is replaced and
+    /// the work done again.
     private func withFreshRows<Result>(
-        of fork: Fork, in store: RecordStore<Record>, _ body: (Database, Commit) throws -> Result
+        of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
     ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
         let seed = { (db: Database) in try self.bring(fork, to: head, of: store, in: db) }
         return try repairingDamage(seed: seed) { database in
             let fresh = try database.read { db -> Result? in
-                try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db, head) : nil
+                try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db) : nil
             }
             if let fresh { return (head, fresh) }
             return (head, try database.write { db in
                 try self.bring(fork, to: head, of: store, in: db)
-                return try body(db, head)
+                return try body(db)
             })
         }
     }
@@ -182,10 +182,13 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// Another fork whose rows can start this one's (`main` when it is indexed).
     private func nearestIndexedFork(to fork: Fork, in db: Database) throws -> (String, CommitID)? {
         let rows = try Row.fetchAll(db, sql: "SELECT fork, commitID FROM heads WHERE fork != ? ORDER BY fork != 'main'", arguments: [fork.name])
-        return rows.lazy.compactMap { row -> (String, CommitID)? in
-            guard let id = CommitID(row[1] as String) else { return nil }
-            return (row[0], id)
-        }.first
+        for row in rows {
+            guard let name = try? row.decode(String.self, atIndex: 0), let head = try? row.decode(String.self, atIndex: 1),
+                let id = CommitID(head)
+            else { continue }
+            return (name, id)
+        }
+        return nil
     }
 
     /// The field columns as a list to follow others (", f0, f1").

@@ -180,6 +180,30 @@ struct QueryTests {
         #expect(try reopened.count(matching: RecordQuery()) == 300)
     }
 
+    /// A row whose blob is not an object id (a file written by hand, or damaged inside a valid
+    /// database) is damage like any other: the file is made again, and the answer is right.
+    @Test(arguments: ["'not an id'", "42", "x'00'"])
+    func aRowThatNamesNoBlobIsRepaired(blob: String) async throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        var random = SplitMix(state: 13)
+        let store = try await RecordStore<IndexedItem>.create(at: path)
+        try await store.save((0..<20).map { randomItem(&random, id: "i\($0)") })
+        try await store.refreshIndex()
+        // Python's sqlite3 as an outside writer: the tests have no SQLite of their own.
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            db.execute("UPDATE records SET blob = \(blob) WHERE id = 'i7'")
+            db.commit()
+            """
+        let damaged = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
+        #expect(damaged.status == 0, "\(damaged.stderr)")
+        let reopened = try await RecordStore<IndexedItem>.open(at: path)
+        #expect(try await reopened.query(RecordQuery()).map(\.id) == (try await reopened.records()).map(\.id).sorted())
+        #expect(try await reopened.count(matching: RecordQuery()) == 20)
+    }
+
     @Test func anIndexReflectingAnotherStoresCommitIsRebuilt() throws {
         let folder = TemporaryFolder()
         var random = SplitMix(state: 5)
