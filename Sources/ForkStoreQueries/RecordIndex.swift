@@ -17,10 +17,10 @@ import ForkStoreLocks
 /// next query finds stale and brings forward.
 ///
 /// The index is never needed for correctness. A missing file is rebuilt; a damaged one (not a
-/// database, corrupt pages, a row that names no blob) is deleted and rebuilt; one written for other fields, another
-/// model version or another layout of this file is rebuilt; one whose recorded commit is not
-/// in the store (a copied file) is rebuilt. Where the file cannot be written (a read-only
-/// store) the index lives in memory.
+/// database, corrupt pages, a row that names no blob) is deleted and rebuilt; one written for
+/// other fields, another model version or another layout of this file is rebuilt; one whose
+/// recorded commit is not in the store (a copied file) is rebuilt. Where the file cannot be
+/// written (a read-only store) the index lives in memory.
 ///
 /// The file is made only once the store has been read: it is built under a temporary name
 /// and linked into place when it holds the first fork's rows, so a query that fails (a fork

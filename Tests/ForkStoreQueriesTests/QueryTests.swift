@@ -41,6 +41,11 @@ let sampleQueries: [(name: String, query: RecordQuery<IndexedItem>, expected: @S
     ]
 }()
 
+/// Removes a store's index file and its WAL files, as a user deleting the cache would.
+func removeIndexFiles(ofStoreAt path: String) {
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + "/forkstore-index.sqlite" + suffix) }
+}
+
 /// Checks every sample query, and the count of every unpaged one (a count ignores pages; the
 /// paged samples have unpaged twins), against the same query worked out from a full listing.
 func expectIndexAgreesWithAScan(_ store: RecordStore<IndexedItem>, in fork: Fork = .main, sourceLocation: SourceLocation = #_sourceLocation) throws {
@@ -127,7 +132,7 @@ struct QueryTests {
         try expectIndexAgreesWithAScan(store)
         let file = path + "/forkstore-index.sqlite"
         #expect(FileManager.default.fileExists(atPath: file))
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: file + suffix) }
+        removeIndexFiles(ofStoreAt: path)
         try store.save(randomItem(&random, id: "i3"))
         try expectIndexAgreesWithAScan(try RecordStore<IndexedItem>.open(at: path))
         #expect(FileManager.default.fileExists(atPath: file))
@@ -149,7 +154,7 @@ struct QueryTests {
         #expect(try await store.count(matching: RecordQuery()) == 1)
         _ = try await store.createFork(Fork("copy"), from: .main)
         #expect(try await store.query(RecordQuery(), in: Fork("copy")).map(\.id) == ["a"])
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + "/forkstore-index.sqlite" + suffix) }
+        removeIndexFiles(ofStoreAt: path)
         let reopened = try await RecordStore<IndexedItem>.open(at: path)
         #expect(try await reopened.query(RecordQuery()).map(\.id) == ["a"])
         #expect(try await reopened.recordsAndProblems().problems.map(\.path) == [RecordPath(id: "b").description])
@@ -215,7 +220,7 @@ struct QueryTests {
         // Copy one's index into two: its commit is not in two's history.
         let reopenedPath = folder.child("two")
         try two.refreshIndex()
-        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: reopenedPath + "/forkstore-index.sqlite" + suffix) }
+        removeIndexFiles(ofStoreAt: reopenedPath)
         try FileManager.default.copyItem(atPath: folder.child("one") + "/forkstore-index.sqlite", toPath: reopenedPath + "/forkstore-index.sqlite")
         for suffix in ["-wal", "-shm"] where FileManager.default.fileExists(atPath: folder.child("one") + "/forkstore-index.sqlite" + suffix) {
             try FileManager.default.copyItem(

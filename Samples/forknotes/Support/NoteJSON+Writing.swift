@@ -112,12 +112,13 @@ struct JSONObjectWriter {
         guard seconds >= -13_190_860_800, seconds < 252_423_993_600 else {  // 1583-01-01, 10000-01-01
             return string(date.formatted(.iso8601), into: &output)
         }
-        let sinceEpoch = Int(seconds) + 978_307_200
-        let (days, second) = (sinceEpoch.floorDivided(by: 86_400), sinceEpoch.floorRemainder(by: 86_400))
-        // The proleptic Gregorian date of a day count from 1970 (Howard Hinnant's
-        // civil_from_days), on 400-year eras that begin on 1 March.
-        let shifted = days + 719_468
-        let era = shifted.floorDivided(by: 146_097)
+        // Counted from 1583, so that every quotient below is of a number not below zero.
+        let since1583 = Int(seconds) + 13_190_860_800
+        let second = since1583 % 86_400
+        // The proleptic Gregorian date of a day count (Howard Hinnant's civil_from_days), on
+        // 400-year eras that begin on 1 March of the year 0: 1583-01-01 is day 578,119.
+        let shifted = since1583 / 86_400 + 578_119
+        let era = shifted / 146_097
         let dayOfEra = shifted - era * 146_097
         let yearOfEra = (dayOfEra - dayOfEra / 1_460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
         let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
@@ -174,18 +175,5 @@ struct JSONObjectWriter {
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[start...]))
         }
         output.append(UInt8(ascii: "\""))
-    }
-}
-
-extension Int {
-    /// The quotient rounded toward negative infinity (`/` rounds toward zero).
-    fileprivate func floorDivided(by divisor: Int) -> Int {
-        let quotient = self / divisor
-        return self % divisor < 0 ? quotient - 1 : quotient
-    }
-
-    /// The remainder of ``floorDivided(by:)``: from 0 up to `divisor` for a positive divisor.
-    fileprivate func floorRemainder(by divisor: Int) -> Int {
-        self - floorDivided(by: divisor) * divisor
     }
 }
