@@ -164,15 +164,15 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     private func bring(_ fork: Fork, to head: Commit, of store: RecordStore<Record>, in db: Database) throws {
         let indexed = try indexedHead(of: fork, in: db)
         guard indexed != head.id.hex else { return }
-        if let indexed, let old = CommitID(indexed), let changes = try store.indexableChanges(from: old, to: head) {
-            try apply(changes, to: fork, in: db)
+        if let indexed, let old = CommitID(indexed), let differences = try store.recordDifferences(from: old, to: head) {
+            try apply(differences, at: head, to: fork, of: store, in: db)
         } else if let (other, otherHead) = try nearestIndexedFork(to: fork, in: db),
-            let changes = try store.indexableChanges(from: otherHead, to: head)
+            let differences = try store.recordDifferences(from: otherHead, to: head)
         {
             try removeRows(of: fork, in: db)
             try db.execute(sql: "INSERT INTO records SELECT ?, path, id, blob\(Self.fieldColumns(fields)) FROM records WHERE fork = ?", arguments: [fork.name, other])
             try db.execute(sql: "INSERT INTO items SELECT ?, path, field, value FROM items WHERE fork = ?", arguments: [fork.name, other])
-            try apply(changes, to: fork, in: db)
+            try apply(differences, at: head, to: fork, of: store, in: db)
         } else {
             try rebuildRows(of: fork, at: head, of: store, in: db)
         }
@@ -199,34 +199,65 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         try db.execute(sql: "DELETE FROM items WHERE fork = ?", arguments: [fork.name])
     }
 
-    /// Every row of a fork made again from its head. The secondary indexes are dropped first
-    /// and made again after (one sorted build each instead of an index update per row), and the
-    /// records are inserted as they are decoded, so memory stays bounded.
+    /// Every row of a fork made again from its head, without the secondary indexes (one
+    /// sorted build each after, instead of an index update per row). The records are inserted
+    /// as they are decoded, so memory stays bounded.
     private func rebuildRows(of fork: Fork, at head: Commit, of store: RecordStore<Record>, in db: Database) throws {
         try removeRows(of: fork, in: db)
+        try withoutSecondaryIndexes(if: true, in: db) {
+            let insert = try inserting(fork, in: db, replacing: false)
+            let forkName = fork.name, fields = fields
+            try store.forEachIndexableRecord(at: head, making: { Self.rows(of: $0, in: forkName, fields: fields) }) { try insert($0) }
+        }
+    }
+
+    /// Brings a fork's rows over the record files that differ at `head`: rows of paths
+    /// removed go, records saved are decoded and written as they come (a record that cannot be
+    /// read has no rows). Many at once (a first sync's) are written without the secondary
+    /// indexes, made again after.
+    private func apply(
+        _ differences: (removed: [String], saved: [(path: String, id: ObjectID)]), at head: Commit, to fork: Fork,
+        of store: RecordStore<Record>, in db: Database
+    ) throws {
+        try withoutSecondaryIndexes(if: isLarge(differences.saved.count, in: db), in: db) {
+            let deleteRecord = try WriteStatement("DELETE FROM records WHERE fork = ? AND path = ?", in: db)
+            let deleteItems = try WriteStatement("DELETE FROM items WHERE fork = ? AND path = ?", in: db)
+            let forkName = IndexValue.text(fork.name)
+            func remove(_ path: String) throws {
+                try deleteRecord.run([forkName, .text(path)])
+                try deleteItems.run([forkName, .text(path)])
+            }
+            for path in differences.removed { try remove(path) }
+            let insert = try inserting(fork, in: db, replacing: true)
+            let name = fork.name, fields = fields
+            try store.forEachIndexableRecord(
+                differences.saved, at: head, making: { Self.rows(of: $0, in: name, fields: fields) }, unreadable: remove
+            ) { try insert($0) }
+        }
+    }
+
+    /// Whether writing `count` records is better done without the secondary indexes, made
+    /// again after in one sort each: when they are many, and more than half the rows there
+    /// are. (Through the indexes, a first sync's 100,000 notes took 3.8 s to write, the rows
+    /// reaching the indexes' pages in no order; without them, 0.6 s with the sorts.)
+    private func isLarge(_ count: Int, in db: Database) throws -> Bool {
+        guard count > 4096 else { return false }
+        return try count * 2 > (Int.fetchOne(db, sql: "SELECT COUNT(*) FROM records") ?? 0)
+    }
+
+    /// Runs `body` with the secondary indexes dropped when `dropping`, then makes them again
+    /// (each one sort of every row, which SQLite's sorter may share among threads) and the
+    /// statistics the query planner chooses by.
+    private func withoutSecondaryIndexes(if dropping: Bool, in db: Database, _ body: () throws -> Void) throws {
+        guard dropping else { return try body() }
         let indexes = Self.secondaryIndexes(fields)
         for index in indexes { try db.execute(sql: "DROP INDEX IF EXISTS \(index.name)") }
-        let insert = try inserting(fork, in: db, replacing: false)
-        let forkName = fork.name, fields = fields
-        try store.forEachIndexableRecord(at: head, making: { Self.rows(of: $0, in: forkName, fields: fields) }) { try insert($0) }
-        // Each index is one sort of every row: SQLite's sorter may share it among threads.
+        try body()
         try db.execute(sql: "PRAGMA threads = \(ProcessInfo.processInfo.activeProcessorCount)")
         for index in indexes { try db.execute(sql: index.sql) }
         // Statistics let SQLite choose between a field's index and a tag's entries: without
         // them it may walk a whole sort index to find 20 rows of a rare tag.
         try db.execute(sql: "ANALYZE")
-    }
-
-    private func apply(_ changes: IndexableChanges<Record>, to fork: Fork, in db: Database) throws {
-        let deleteRecord = try WriteStatement("DELETE FROM records WHERE fork = ? AND path = ?", in: db)
-        let deleteItems = try WriteStatement("DELETE FROM items WHERE fork = ? AND path = ?", in: db)
-        let forkName = IndexValue.text(fork.name)
-        for path in changes.removed {
-            try deleteRecord.run([forkName, .text(path)])
-            try deleteItems.run([forkName, .text(path)])
-        }
-        let insert = try inserting(fork, in: db, replacing: true)
-        for saved in changes.saved { try insert(Self.rows(of: saved, in: fork.name, fields: fields)) }
     }
 
     /// One record's rows, as ``WriteStatement`` binds them: the `records` row and an `items`

@@ -123,6 +123,38 @@ struct QueryTests {
         try expectIndexAgreesWithAScan(try RecordStore<IndexedItem>.open(at: store.path))
     }
 
+    /// A change of more records than the index holds (a first sync's) is written without the
+    /// secondary indexes, which are made again after: over every fork's rows, not only the
+    /// changed fork's.
+    @Test func aLargeChangeLeavesEveryIndexInPlaceAndRight() async throws {
+        let folder = TemporaryFolder()
+        let path = folder.child("store")
+        var random = SplitMix(state: 17)
+        let store = try await RecordStore<IndexedItem>.create(at: path)
+        try await store.save((0..<60).map { randomItem(&random, id: "i\($0)") })
+        _ = try await store.createFork(Fork("phone"), from: .main)
+        try await store.save(randomItem(&random, id: "phone-only"), to: Fork("phone"))
+        try expectIndexAgreesWithAScan(store)
+        try expectIndexAgreesWithAScan(store, in: Fork("phone"))
+        let script = """
+            import sqlite3, sys
+            db = sqlite3.connect(sys.argv[1])
+            print(",".join(sorted(name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))))
+            """
+        let before = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
+        try await store.transaction { changes in
+            for index in 0..<4200 { changes.save(randomItem(&random, id: "n\(index)")) }
+            for index in 0..<10 { changes.save(randomItem(&random, id: "i\(index)")) }
+            for index in 10..<20 { changes.delete("i\(index)") }
+        }
+        try expectIndexAgreesWithAScan(store)
+        try expectIndexAgreesWithAScan(store, in: Fork("phone"))
+        let after = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
+        #expect(before.status == 0 && after.status == 0, "\(before.stderr)\(after.stderr)")
+        #expect(before.stdout.contains("records_by_id") && before.stdout.contains("items_by_value"))
+        #expect(after.stdout == before.stdout)
+    }
+
     @Test func aDeletedIndexIsRebuilt() throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")

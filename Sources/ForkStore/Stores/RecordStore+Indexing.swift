@@ -8,19 +8,6 @@ package struct IndexableRecord<Record: Sendable>: Sendable {
     package let record: Record
 }
 
-/// What changed in a collection between two commits, for an index to apply.
-package struct IndexableChanges<Record: Sendable>: Sendable {
-    /// Records added or changed.
-    package var saved: [IndexableRecord<Record>] = []
-    /// Paths whose record is gone (or can no longer be read).
-    package var removed: [String] = []
-
-    package init(saved: [IndexableRecord<Record>] = [], removed: [String] = []) {
-        self.saved = saved
-        self.removed = removed
-    }
-}
-
 // The package API the query module builds its index on; git stays the truth, the index a cache.
 extension RecordStore {
     /// The head of a fork, after checking this build can read it.
@@ -28,38 +15,41 @@ extension RecordStore {
         try engine.read { session in try session.readableHead(of: fork) }
     }
 
-    /// Calls `body` with what `making` makes of every readable record at `head`, in the order
-    /// they are stored, decoded a batch at a time (damaged ones are left out: listings report
-    /// them). `making` runs on the threads that decode, from any of them.
+    /// Calls `body` with what `making` makes of each readable record stored at `entries` of
+    /// `head` (every record of `head` when nil), in the order they are stored, decoded a batch
+    /// at a time, so memory stays bounded however many; the path of each that cannot be read
+    /// goes to `unreadable` (listings report them). `making` runs on the threads that decode,
+    /// from any of them.
     package func forEachIndexableRecord<Made: Sendable>(
-        at head: Commit, making: @escaping @Sendable (IndexableRecord<Record>) -> Made, _ body: (Made) throws -> Void
+        _ entries: [(path: String, id: ObjectID)]? = nil, at head: Commit, making: @escaping @Sendable (IndexableRecord<Record>) -> Made,
+        unreadable: (String) throws -> Void = { _ in }, _ body: (Made) throws -> Void
     ) throws {
-        let entries = try engine.read { session in try layout.entries(in: head.tree, session: session) }
+        let entries = try entries ?? engine.read { session in try layout.entries(in: head.tree, session: session) }
         try decodeEntries(
             entries, origin: DataOrigin(head), inStorageOrder: true,
             making: { entry, record in making(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
-        ) { _, result in
-            if case .success(let made) = result { try body(made) }
+        ) { entry, result in
+            switch result {
+            case .success(let made): try body(made)
+            case .failure: try unreadable(entry.path)
+            }
         }
     }
 
-    /// The records that differ between `old` and `head`, read from the tree difference, so the
-    /// cost follows the change; nil when `old` is not in the store (an index from elsewhere).
-    package func indexableChanges(from old: CommitID, to head: Commit) throws -> IndexableChanges<Record>? {
-        let differences = try engine.read { session -> [TreeDifference]? in
+    /// The record files that differ between `old` and `head`, read from the tree difference,
+    /// so the cost follows the change: the paths whose record is gone, and where each record
+    /// added or changed is stored. Nil when `old` is not in the store (an index from elsewhere).
+    package func recordDifferences(from old: CommitID, to head: Commit) throws -> (removed: [String], saved: [(path: String, id: ObjectID)])? {
+        try engine.read { session in
             guard let before = try? session.existingCommit(old) else { return nil }
-            return try layout.recordDifferences(from: before.tree, to: head.tree, in: session)
-        }
-        guard let differences else { return nil }
-        var changes = IndexableChanges<Record>(removed: differences.filter { $0.new == nil }.map(\.path))
-        let entries = differences.compactMap { difference in difference.new.map { (path: difference.path, id: $0) } }
-        try decodeEntries(entries, origin: DataOrigin(head)) { entry, result in
-            switch result {
-            case .success(let record): changes.saved.append(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record))
-            case .failure: changes.removed.append(entry.path)
+            // From a commit that holds no records (a new replica's first sync), every record is
+            // new: listed from the tree, without the memory a difference of them all takes.
+            guard try session.entry(atPath: RecordPath.root, inTree: before.tree) != nil else {
+                return ([], try layout.entries(in: head.tree, session: session))
             }
+            let differences = try layout.recordDifferences(from: before.tree, to: head.tree, in: session)
+            return (differences.filter { $0.new == nil }.map(\.path), differences.compactMap { difference in difference.new.map { (difference.path, $0) } })
         }
-        return changes
     }
 
     /// Decodes records by the blobs an index holds for them, as read at `head`, and calls
