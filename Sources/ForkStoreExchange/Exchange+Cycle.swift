@@ -135,7 +135,8 @@ extension Exchange {
                 let (newCommits, merge) = try step {
                     try engine.integrate(
                         fetched, archive: archive, resolvingConflicts: options.conflictResolver, trustedOwners: Set(options.trustedOwners),
-                        checkProgress: { [weak self] checked, total in self?.publish(.checkProgress(CheckProgress(commits: checked, totalCommits: total))) })
+                        checkProgress: { [weak self] checked, total in self?.publish(.checkProgress(CheckProgress(commits: checked, totalCommits: total))) },
+                        landingProgress: { [weak self] done, total in self?.publish(.indexProgress(IndexProgress(records: done, totalRecords: total))) })
                 }
                 report.fetchedCommits += newCommits
                 report.merge = merge

@@ -101,6 +101,11 @@ public enum ExchangeEvent: Sendable, Equatable {
     /// Fetched commits checked so far (FORMAT.md §8), before any of them reaches `cloud` or
     /// `main`; comes after the fetch's ``progress(_:)`` and before ``finished(_:)``.
     case checkProgress(CheckProgress)
+    /// Records written into the query index so far, once the sync moved `main`, for a store
+    /// whose index is in use (a query ran, or `refreshIndex`): the sync brings it to the new
+    /// head before it returns, so that a query then answers at once. Comes after
+    /// ``checkProgress(_:)`` and before ``finished(_:)``.
+    case indexProgress(IndexProgress)
     /// Bytes of an asset moved so far by an upload before a push, a download of the policy,
     /// or ``Exchange/fetchAsset(_:)``.
     case assetProgress(AssetTransferProgress)
@@ -140,4 +145,15 @@ public struct CheckProgress: Sendable, Equatable {
     public var commits: Int
     /// Commits the fetch brought that the store lacked.
     public var totalCommits: Int
+}
+
+/// How far the query index has come in taking in what a sync landed on `main`: the records
+/// written so far, of all that changed (``ExchangeEvent/indexProgress(_:)``). Reported at most
+/// ten times a second, and once when every record is written: queries then answer from the new
+/// head without waiting.
+public struct IndexProgress: Sendable, Equatable {
+    /// Records written so far.
+    public var records: Int
+    /// Records that changed with `main`'s move.
+    public var totalRecords: Int
 }

@@ -82,9 +82,10 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
-    /// Brings the fork's rows to its head (see the type's discussion).
-    func refresh(_ fork: Fork, of store: RecordStore<Record>) throws {
-        _ = try withFreshRows(of: fork, in: store) { _ in () }
+    /// Brings the fork's rows to its head (see the type's discussion); `progress` hears how
+    /// many records were written of those that changed.
+    func refresh(_ fork: Fork, of store: RecordStore<Record>, progress: RecordProgress? = nil) throws {
+        _ = try withFreshRows(of: fork, in: store, progress: progress) { _ in () }
     }
 
     /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
@@ -141,17 +142,17 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// one write transaction with the update when they do not. A damaged file is replaced and
     /// the work done again.
     private func withFreshRows<Result>(
-        of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
+        of fork: Fork, in store: RecordStore<Record>, progress: RecordProgress? = nil, _ body: (Database) throws -> Result
     ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
-        let seed = { (db: Database) in try self.bring(fork, to: head, of: store, in: db) }
+        let seed = { (db: Database) in try self.bring(fork, to: head, of: store, progress: progress, in: db) }
         return try repairingDamage(seed: seed) { database in
             let fresh = try database.read { db -> Result? in
                 try self.indexedHead(of: fork, in: db) == head.id.hex ? body(db) : nil
             }
             if let fresh { return (head, fresh) }
             return (head, try database.write { db in
-                try self.bring(fork, to: head, of: store, in: db)
+                try self.bring(fork, to: head, of: store, progress: progress, in: db)
                 return try body(db)
             })
         }
@@ -161,20 +162,20 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         try String.fetchOne(db, sql: "SELECT commitID FROM heads WHERE fork = ?", arguments: [fork.name])
     }
 
-    private func bring(_ fork: Fork, to head: Commit, of store: RecordStore<Record>, in db: Database) throws {
+    private func bring(_ fork: Fork, to head: Commit, of store: RecordStore<Record>, progress: RecordProgress?, in db: Database) throws {
         let indexed = try indexedHead(of: fork, in: db)
         guard indexed != head.id.hex else { return }
         if let indexed, let old = CommitID(indexed), let differences = try store.recordDifferences(from: old, to: head) {
-            try apply(differences, at: head, to: fork, of: store, in: db)
+            try apply(differences, at: head, to: fork, of: store, progress: progress, in: db)
         } else if let (other, otherHead) = try nearestIndexedFork(to: fork, in: db),
             let differences = try store.recordDifferences(from: otherHead, to: head)
         {
             try removeRows(of: fork, in: db)
             try db.execute(sql: "INSERT INTO records SELECT ?, path, id, blob\(Self.fieldColumns(fields)) FROM records WHERE fork = ?", arguments: [fork.name, other])
             try db.execute(sql: "INSERT INTO items SELECT ?, path, field, value FROM items WHERE fork = ?", arguments: [fork.name, other])
-            try apply(differences, at: head, to: fork, of: store, in: db)
+            try apply(differences, at: head, to: fork, of: store, progress: progress, in: db)
         } else {
-            try rebuildRows(of: fork, at: head, of: store, in: db)
+            try rebuildRows(of: fork, at: head, of: store, progress: progress, in: db)
         }
         try db.execute(sql: "INSERT OR REPLACE INTO heads (fork, commitID) VALUES (?, ?)", arguments: [fork.name, head.id.hex])
     }
@@ -202,12 +203,14 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// Every row of a fork made again from its head, without the secondary indexes (one
     /// sorted build each after, instead of an index update per row). The records are inserted
     /// as they are decoded, so memory stays bounded.
-    private func rebuildRows(of fork: Fork, at head: Commit, of store: RecordStore<Record>, in db: Database) throws {
+    private func rebuildRows(of fork: Fork, at head: Commit, of store: RecordStore<Record>, progress: RecordProgress?, in db: Database) throws {
         try removeRows(of: fork, in: db)
         try withoutSecondaryIndexes(if: true, in: db) {
             let insert = try inserting(fork, in: db, replacing: false)
             let forkName = fork.name, fields = fields
-            try store.forEachIndexableRecord(at: head, making: { Self.rows(of: $0, in: forkName, fields: fields) }) { try insert($0) }
+            try store.forEachIndexableRecord(at: head, making: { Self.rows(of: $0, in: forkName, fields: fields) }, progress: progress) {
+                try insert($0)
+            }
         }
     }
 
@@ -217,7 +220,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// indexes, made again after.
     private func apply(
         _ differences: (removed: [String], saved: [(path: String, id: ObjectID)]), at head: Commit, to fork: Fork,
-        of store: RecordStore<Record>, in db: Database
+        of store: RecordStore<Record>, progress: RecordProgress?, in db: Database
     ) throws {
         try withoutSecondaryIndexes(if: isLarge(differences.saved.count, in: db), in: db) {
             let deleteRecord = try WriteStatement("DELETE FROM records WHERE fork = ? AND path = ?", in: db)
@@ -231,7 +234,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
             let insert = try inserting(fork, in: db, replacing: true)
             let name = fork.name, fields = fields
             try store.forEachIndexableRecord(
-                differences.saved, at: head, making: { Self.rows(of: $0, in: name, fields: fields) }, unreadable: remove
+                differences.saved, at: head, making: { Self.rows(of: $0, in: name, fields: fields) }, unreadable: remove, progress: progress
             ) { try insert($0) }
         }
     }

@@ -52,7 +52,18 @@ extension RecordStore where Record: IndexedRecord {
         return matching
     }
 
+    /// The collection's index, made on first use. From then on, each sync that moves `main`
+    /// brings it to the new head before the sync returns.
     func index() throws -> RecordIndex<Record> {
-        try engine.companion(of: RecordIndex<Record>.self) { RecordIndex(storePath: path) }
+        try engine.companion(of: RecordIndex<Record>.self) {
+            let index = RecordIndex<Record>(storePath: path)
+            // The store, not held: the engine holds the listener, and the store the engine.
+            engine.onLanding { [weak self] progress in
+                guard let self else { return }
+                // A cache: what fails here, the next query does again.
+                try? index.refresh(.main, of: self, progress: progress)
+            }
+            return index
+        }
     }
 }

@@ -1,6 +1,7 @@
 import ArgumentParser
 import ForkStore
 import ForkStoreExchange
+import ForkStoreQueries
 import Foundation
 
 struct SyncCommand: AsyncParsableCommand {
@@ -31,6 +32,10 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try location.open()
+        // An index in use is kept fresh by the sync: the notes it fetches are indexed as their
+        // check decodes them, so the next `list` finds them ready. (A cache: a failure here
+        // leaves the next query to build it.)
+        try? await store.refreshIndex()
         var settings = SyncSettings.load(for: location.path)
         let exchange = try SyncSettings.exchange(for: store, at: location.path, remote: remote)
         let progress = ProgressLine()
@@ -40,6 +45,7 @@ struct SyncCommand: AsyncParsableCommand {
                 switch event {
                 case .progress(let transfer): progress.show(transfer)
                 case .checkProgress(let check): progress.show(check)
+                case .indexProgress(let indexing): progress.show(indexing)
                 case .assetProgress(let transfer): progress.show(transfer)
                 default: break
                 }

@@ -20,6 +20,12 @@ final class ProgressLine: Sendable {
         FileHandle.standardError.write(Data("\rChecking: \(progress.commits)/\(progress.totalCommits) commits\u{1B}[K".utf8))
     }
 
+    /// The notes a sync landed, written into the index so the next `list` finds them ready.
+    func show(_ progress: IndexProgress) {
+        guard enabled else { return }
+        FileHandle.standardError.write(Data("\rIndexing: \(progress.records)/\(progress.totalRecords) notes\u{1B}[K".utf8))
+    }
+
     /// An asset's transfer: its name or id, and how much of it has moved.
     func show(_ progress: AssetTransferProgress) {
         guard enabled else { return }

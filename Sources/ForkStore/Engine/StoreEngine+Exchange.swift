@@ -86,9 +86,12 @@ extension StoreEngine {
     /// in, fetched by ``fetchArchive(of:from:localPath:options:)``), its old history is checked
     /// the same way first, taken in with it, and kept under the same archive ref here: the base
     /// of a carry-over (FORMAT.md §16).
+    ///
+    /// Once `main` moved, the landing listeners (``onLanding(_:)``) run before this returns,
+    /// reporting to `landingProgress`: the query index is brought to the new head.
     package func integrate(
         _ incoming: CommitID, archive: (checkpoint: CommitID, head: CommitID)? = nil, resolvingConflicts resolver: ConflictResolver?,
-        trustedOwners: Set<ParticipantKey> = [], checkProgress: IncomingCheckProgress? = nil
+        trustedOwners: Set<ParticipantKey> = [], checkProgress: IncomingCheckProgress? = nil, landingProgress: RecordProgress? = nil
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
         let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
             let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
@@ -151,8 +154,9 @@ extension StoreEngine {
         if let archive { try keepArchive(archive) }
         let newCommits = try read { session in try session.walk(from: incoming.objectID, hiding: main).count }
         try moveCloud(to: incoming)
-        if let joined = try joinRemoteHistory(incoming) { return (newCommits, joined) }
-        let merge = try merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)
+        let merge = try joinRemoteHistory(incoming)
+            ?? merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)
+        if merge != .upToDate { tellLanded(progress: landingProgress) }
         return (newCommits, merge)
     }
 

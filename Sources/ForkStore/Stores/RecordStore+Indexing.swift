@@ -19,12 +19,14 @@ extension RecordStore {
     /// `head` (every record of `head` when nil), in the order they are stored, decoded a batch
     /// at a time, so memory stays bounded however many; the path of each that cannot be read
     /// goes to `unreadable` (listings report them). `making` runs on the threads that decode,
-    /// from any of them.
+    /// from any of them. `progress` hears how many records were handed out, at most ten
+    /// times a second, and once when all were.
     package func forEachIndexableRecord<Made: Sendable>(
         _ entries: [(path: String, id: ObjectID)]? = nil, at head: Commit, making: @escaping @Sendable (IndexableRecord<Record>) -> Made,
-        unreadable: (String) throws -> Void = { _ in }, _ body: (Made) throws -> Void
+        unreadable: (String) throws -> Void = { _ in }, progress: RecordProgress? = nil, _ body: (Made) throws -> Void
     ) throws {
         let entries = try entries ?? engine.read { session in try layout.entries(in: head.tree, session: session) }
+        var done = 0, reported = ContinuousClock.now
         try decodeEntries(
             entries, origin: DataOrigin(head), inStorageOrder: true,
             making: { entry, record in making(IndexableRecord(path: entry.path, blob: entry.id.hex, record: record)) }
@@ -32,6 +34,11 @@ extension RecordStore {
             switch result {
             case .success(let made): try body(made)
             case .failure: try unreadable(entry.path)
+            }
+            done += 1
+            if let progress, done == entries.count || (done % 256 == 0 && ContinuousClock.now - reported >= .milliseconds(100)) {
+                progress(done, entries.count)
+                reported = ContinuousClock.now
             }
         }
     }
