@@ -122,7 +122,7 @@ let package = Package(
         // the git command line, printed as a table.
         .executableTarget(
             name: "forkstore-sync-benchmarks",
-            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreTestSupport"],
+            dependencies: ["BenchmarkSupport", "ForkStore", "ForkStoreGit", "ForkStoreExchange", "ForkStoreQueries", "ForkStoreTestSupport"],
             path: "Benchmarks/SyncTable"
         ),
         // Asset transfer benchmarks through giftless beside `git lfs` and `curl`, printed as a

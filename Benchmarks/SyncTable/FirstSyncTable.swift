@@ -11,6 +11,7 @@
 import BenchmarkSupport
 import ForkStore
 import ForkStoreExchange
+import ForkStoreQueries
 import ForkStoreTestSupport
 import Foundation
 #if canImport(Glibc)
@@ -31,9 +32,30 @@ func firstSyncChild(path: String, url: String, count: Int) async throws {
     guard received == count else { throw BenchmarkFailure(reason: "the new replica holds \(received) records, not \(count)") }
 }
 
+/// The record of the first-screen child: the benchmark's record, indexed by title and count.
+extension Item: IndexedRecord {
+    public static let indexedFields: [IndexedField<Item>] = [.field("title", \.title), .field("count", \.count)]
+}
+
+/// The first-screen half: as an app opening on a new device, a new replica at `path` shows its
+/// (empty) first screen, a query of 20 records by title, then syncs once from `url`, then
+/// shows the first screen again, which must hold 20 of the `count` records it received.
+func firstScreenChild(path: String, url: String, count: Int) async throws {
+    let store = try await RecordStore<Item>.create(at: path)
+    let firstScreen = RecordQuery<Item>().sorted(by: \.title).limit(20)
+    _ = try await store.query(firstScreen)
+    let exchange = Exchange(records: store, remote: try Remote(url))
+    let events = exchange.events()
+    let watcher = Task { for await _ in events {} }
+    defer { watcher.cancel() }
+    _ = try await exchange.sync()
+    let shown = try await store.query(firstScreen).count
+    guard shown == min(20, count) else { throw BenchmarkFailure(reason: "the first screen shows \(shown) records, not \(min(20, count))") }
+}
+
 struct FirstSyncRow {
     var scenario: String, records: Int, commits: Int, transport: String
-    var sync: [TreeRun] = [], clone: [TreeRun] = []
+    var sync: [TreeRun] = [], screen: [TreeRun] = [], clone: [TreeRun] = []
 }
 
 /// A program's run to its end: its wall time, and the peak resident memory of its process and
@@ -231,9 +253,13 @@ func firstSyncRows(size: Int, transport: String, repeats: Int) async throws -> [
             let replica = folder.child("replica-\(scenario)-\(attempt)"), clone = folder.child("clone-\(scenario)-\(attempt)")
             let sync = try await measureTree(me, ["--first-sync-child", replica, url(remote.name), String(remote.records)])
             guard sync.status == 0 else { throw BenchmarkFailure(reason: "first sync of \(scenario): \(sync.stderr)") }
+            try? FileManager.default.removeItem(atPath: replica)
+            let screen = try await measureTree(me, ["--first-screen-child", replica, url(remote.name), String(remote.records)])
+            guard screen.status == 0 else { throw BenchmarkFailure(reason: "first screen of \(scenario): \(screen.stderr)") }
             let cloned = try await measureTree("/usr/bin/git", ["clone", "--bare", "-q", url(remote.name), clone])
             guard cloned.status == 0 else { throw BenchmarkFailure(reason: "git clone of \(scenario): \(cloned.stderr)") }
             row.sync.append(sync)
+            row.screen.append(screen)
             row.clone.append(cloned)
             try? FileManager.default.removeItem(atPath: replica)
             try? FileManager.default.removeItem(atPath: clone)
@@ -246,16 +272,17 @@ func firstSyncRows(size: Int, transport: String, repeats: Int) async throws -> [
 
 func printFirstSyncTable(_ rows: [FirstSyncRow], repeats: Int) {
     print("")
-    print("| scenario | records | commits | transport | first sync s | git clone --bare s | time vs clone | first sync peak MB | git clone peak MB |")
-    print("|----------|---------|---------|-----------|--------------|--------------------|---------------|--------------------|-------------------|")
+    print("| scenario | records | commits | transport | first sync s | first screen s | git clone --bare s | time vs clone | screen vs clone | first sync peak MB | first screen peak MB | git clone peak MB |")
+    print("|----------|---------|---------|-----------|--------------|----------------|--------------------|---------------|-----------------|--------------------|----------------------|-------------------|")
     for row in rows {
-        let sync = median(row.sync.map(\.seconds)), clone = median(row.clone.map(\.seconds))
-        let syncPeak = median(row.sync.map(\.peakMB)), clonePeak = median(row.clone.map(\.peakMB))
+        let sync = median(row.sync.map(\.seconds)), screen = median(row.screen.map(\.seconds)), clone = median(row.clone.map(\.seconds))
+        let syncPeak = median(row.sync.map(\.peakMB)), screenPeak = median(row.screen.map(\.peakMB)), clonePeak = median(row.clone.map(\.peakMB))
         let cells = [
-            row.scenario, "\(row.records)", "\(row.commits)", row.transport, format(sync), format(clone), format(sync / clone) + "x",
-            format(syncPeak), format(clonePeak),
+            row.scenario, "\(row.records)", "\(row.commits)", row.transport, format(sync), format(screen), format(clone),
+            format(sync / clone) + "x", format(screen / clone) + "x", format(syncPeak), format(screenPeak), format(clonePeak),
         ]
         print("| " + cells.joined(separator: " | ") + " |")
     }
+    print("first screen: the same first sync by a replica that queried its empty store first (20 records by title), then that query again, answered from the index the sync brought to what it landed")
     print("first sync: a new replica's first sync in a process of its own (store creation included); medians of \(repeats) runs, alternating with git clone --bare of the same remote from the same server; peak: the highest resident memory of the process and its children (git clone's index-pack), sampled every 2 ms, or the process's own high-water mark")
 }

@@ -205,9 +205,15 @@ func run(size: Int, transport: String, rounds: Int) async throws -> Row? {
     return row
 }
 
-if CommandLine.arguments.count == 5, CommandLine.arguments[1] == "--first-sync-child", let count = Int(CommandLine.arguments[4]) {
+if CommandLine.arguments.count == 5, ["--first-sync-child", "--first-screen-child"].contains(CommandLine.arguments[1]),
+    let count = Int(CommandLine.arguments[4])
+{
     do {
-        try await firstSyncChild(path: CommandLine.arguments[2], url: CommandLine.arguments[3], count: count)
+        if CommandLine.arguments[1] == "--first-screen-child" {
+            try await firstScreenChild(path: CommandLine.arguments[2], url: CommandLine.arguments[3], count: count)
+        } else {
+            try await firstSyncChild(path: CommandLine.arguments[2], url: CommandLine.arguments[3], count: count)
+        }
         exit(0)
     } catch {
         FileHandle.standardError.write(Data("\(error)\n".utf8))
