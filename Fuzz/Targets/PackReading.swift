@@ -9,7 +9,8 @@ extension FuzzTarget {
     /// its bytes flipped where the input says, read for every kind, for blobs or for trees (whose
     /// kinds come from the entries' headers alone). Either the reading fails, or it gives each
     /// object once: every one written, for every kind; only written ones, for blobs; none, for
-    /// trees.
+    /// trees. Each object is also read by id (``MappedPacks``), before the flip as written, after
+    /// it within the limit.
     static let packReader = FuzzTarget(name: "pack-reader") { bytes in
         guard bytes.count >= 4 else { return }
         let flip = Int(bytes[0]) << 8 | Int(bytes[1]), mask = bytes[2] | 1
@@ -37,9 +38,27 @@ extension FuzzTarget {
             (try? writer.append(entries)) != nil, let name = try? writer.finish()
         else { return check(false, "a pack of \(entries.count) objects was not written") }
         let base = folder + "/pack-" + name
+        // Read by id (``MappedPacks``, how a listing reads): every object as it was written.
+        let packFile = PackFile(base: base, objectCount: entries.count, isKept: false)
+        if let inflater = try? Inflater() {
+            let mapped = MappedPacks([packFile])
+            for (entry, object) in zip(entries, objects) {
+                let read = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater)
+                check(read?.kind == .blob && read?.bytes == object, "\(entry.id.hex) read by id otherwise")
+            }
+        }
         guard var pack = FileManager.default.contents(atPath: base + ".pack") else { return }
         pack[flip % pack.count] ^= mask
         guard FileManager.default.createFile(atPath: base + ".pack", contents: pack) else { return }
+        // From the damaged pack, by id: a failure, nothing, or an object within the limit (no
+        // hash is checked there, as libgit2's reads check none).
+        if let inflater = try? Inflater() {
+            let mapped = MappedPacks([packFile])
+            for entry in entries {
+                guard let read = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater) else { continue }
+                check(read.bytes.count <= 1 << 20, "\(read.bytes.count) bytes read by id, over the limit")
+            }
+        }
 
         let read = Mutex<[ObjectID: [UInt8]]>([:])
         let counted = Mutex(0)

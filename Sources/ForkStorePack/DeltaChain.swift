@@ -67,7 +67,7 @@ package final class DeltaChains {
                 break
             }
             let data = try self.data(of: pack)
-            let entry = try Self.entry(at: offset, in: data)
+            let entry = try EntryAtOffset(at: offset, in: data)
             let whole = entry.header.type.kind != nil
             try admit(entry.header.size, whole ? (depth == 0 ? object : "the delta base of \(object)") : "a delta of \(object)")
             switch entry.base {
@@ -109,33 +109,6 @@ package final class DeltaChains {
         guard data.count >= 32 else { throw .damaged(packs[pack].path, "not a pack") }
         mapped[pack] = data
         return data
-    }
-
-    private enum Base {
-        case offset(Int)
-        case id(ObjectID)
-    }
-
-    /// The entry at `offset`: its header, its base when it is a delta, where its data starts.
-    private static func entry(at offset: Int, in pack: Data) throws(PackError) -> (header: EntryHeader, base: Base?, data: Int) {
-        guard offset >= 12, offset < pack.count - 20 else { throw .damaged(nil, "an entry lies outside its pack") }
-        return try pack.withBytes { (bytes) throws(PackError) in
-            let entry = UnsafeRawBufferPointer(rebasing: bytes[offset..<bytes.count - 20])
-            let (header, length) = try EntryHeader.decode(entry)
-            switch header.type {
-            case .offsetDelta:
-                let (distance, distanceLength) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: entry[length...]))
-                guard distance > 0, distance <= offset - 12 else { throw .damaged(nil, "a delta names no entry before it as its base") }
-                return (header, .offset(offset - distance), offset + length + distanceLength)
-            case .referenceDelta:
-                guard let id = ObjectID(copying: UnsafeRawBufferPointer(rebasing: entry[length...].prefix(20))) else {
-                    throw .damaged(nil, "a delta is cut short")
-                }
-                return (header, .id(id), offset + length + 20)
-            default:
-                return (header, nil, offset + length)
-            }
-        }
     }
 
     /// The size of the object a delta makes: the second of the two sizes its data starts with.

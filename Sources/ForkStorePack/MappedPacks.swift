@@ -1,0 +1,89 @@
+import Foundation
+
+/// A repository's packs, each mapped whole, read by object id from any thread: an entry
+/// inflated, a delta applied to its base, in pure Swift.
+///
+/// For reading many objects in no order, as a listing in id order does: libgit2 reads packs
+/// through small windows (1 MB under an 8 MB budget, as ForkStore sets it up, to bound its
+/// memory), and reading one object here and the next far away it mapped and unmapped a window
+/// for almost every object, one thread at a time. Here each pack is mapped once and read by
+/// every thread at once. The pages read stay in the process's resident memory until the
+/// packs are let go of: about the size of what was read.
+package final class MappedPacks: Sendable {
+    private let packs: [(index: PackIndex, data: Data, path: String)]
+
+    /// `packs` mapped. One that cannot be mapped, or whose index cannot be read, is left out:
+    /// its objects are not found here.
+    package init(_ packs: [PackFile]) {
+        self.packs = packs.compactMap { pack in
+            guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? MappedFile.map(pack.base + ".pack"),
+                data.count >= 32
+            else { return nil }
+            return (index, data, pack.base + ".pack")
+        }
+    }
+
+    /// The object `id`, its deltas applied; nil when no pack holds it, or a base of its
+    /// deltas lies outside them (a loose object): the caller reads it elsewhere. Every entry,
+    /// and every object its deltas make, is at most `maximumSize` bytes, checked before memory
+    /// is taken for it; a chain is at most ``DeltaChains/maximumDepth`` deltas long.
+    package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater) throws(PackError) -> PackReader.Object? {
+        guard var location = location(of: id) else { return nil }
+        var deltas: [(pack: Int, entry: EntryAtOffset)] = []
+        var object: PackReader.Object
+        while true {
+            let pack = packs[location.pack]
+            let entry: EntryAtOffset
+            do {
+                entry = try EntryAtOffset(at: location.offset, in: pack.data)
+            } catch {
+                throw PackError(error.code, path: pack.path, "at \(location.offset): \(error.message)")
+            }
+            guard entry.header.size <= maximumSize else {
+                throw PackError(.tooLarge, path: pack.path, "an entry of \(id.hex) is \(entry.header.size) bytes, over the limit of \(maximumSize)")
+            }
+            if let kind = entry.header.type.kind {
+                object = PackReader.Object(kind: kind, bytes: try inflate(entry, in: location.pack, inflater: inflater))
+                break
+            }
+            deltas.append((location.pack, entry))
+            // Offset deltas only point back; reference deltas could make a loop.
+            guard deltas.count <= DeltaChains.maximumDepth else {
+                throw .damaged(pack.path, "\(id.hex) is stored as more than \(DeltaChains.maximumDepth) deltas")
+            }
+            switch entry.base {
+            case .offset(let base)?: location = (location.pack, base)
+            case .id(let base)?:
+                guard let found = self.location(of: base) else { return nil }
+                location = found
+            case nil: throw .damaged(pack.path, "the entry at \(location.offset) is neither an object nor a delta")
+            }
+        }
+        for (pack, entry) in deltas.reversed() {
+            let delta = try inflate(entry, in: pack, inflater: inflater)
+            object.bytes = try delta.withBytes { (delta) throws(PackError) in
+                try object.bytes.withBytes { (base) throws(PackError) in try Delta.apply(delta, to: base, maximumSize: maximumSize) }
+            }
+        }
+        return object
+    }
+
+    /// The pack holding `id` and where its entry starts.
+    private func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
+        for (number, pack) in packs.enumerated() {
+            if let offset = pack.index.offset(of: id) { return (number, offset) }
+        }
+        return nil
+    }
+
+    private func inflate(_ entry: EntryAtOffset, in pack: Int, inflater: Inflater) throws(PackError) -> [UInt8] {
+        let (data, path) = (packs[pack].data, packs[pack].path)
+        do {
+            return try data.withBytes { (bytes) throws(PackError) in
+                try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), size: entry.header.size).bytes
+            }
+        } catch {
+            throw PackError(error.code, path: path, "at \(entry.data): \(error.message)")
+        }
+    }
+}
