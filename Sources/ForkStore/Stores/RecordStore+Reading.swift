@@ -78,6 +78,10 @@ extension RecordStore {
     /// With `pathsChecked`, the caller vouches that each entry's blob at its path was listed
     /// before and held the id its path is made from (an index's rows), and that check is not
     /// made again.
+    /// How many records a read takes before it maps the packs whole (``MappedPacks``): fewer
+    /// are read through libgit2, which needs no set-up.
+    static var mappedPacksThreshold: Int { 256 }
+
     func decodeEntries(
         _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false, pathsChecked: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
@@ -101,6 +105,10 @@ extension RecordStore {
         }
         guard let first = batches.first else { return }
         let layout = layout, engine = engine
+        // Many records are read from the packs mapped whole, on every thread at once (see
+        // ``MappedPacks``); what is not found there, or fails there, through libgit2.
+        let packs = entries.count >= Self.mappedPacksThreshold ? try engine.read { session in MappedPacks(session.repository.packs()) } : nil
+        let maximumSize = engine.defaultMaximumIncomingObjectSize
         // Read once: on Linux each read opens the cgroup's files.
         let cores = ProcessInfo.processInfo.activeProcessorCount
         typealias Part = Result<[Result<Made, RecordProblem>], any Error>
@@ -111,13 +119,30 @@ extension RecordStore {
             let parts = max(1, min(batch.count / 32, cores * 4))
             return WorkInParts(parts: parts, helpers: cores) { part in
                 let range = batch.count * part / parts..<batch.count * (part + 1) / parts
-                let blobs: [Result<[UInt8], StoreError>]
-                do {
-                    blobs = try engine.read { session in
-                        range.map { index in Result { () throws(StoreError) in try session.readBlob(batch[index].id, path: batch[index].path) } }
+                var fromPacks = [[UInt8]?](repeating: nil, count: range.count)
+                if let packs, let inflater = try? Inflater() {
+                    for index in range {
+                        if let object = try? packs.object(batch[index].id, maximumSize: maximumSize, inflater: inflater), object.kind == .blob {
+                            fromPacks[index - range.lowerBound] = object.bytes
+                        }
                     }
-                } catch {
-                    return .failure(error)
+                }
+                let blobs: [Result<[UInt8], StoreError>]
+                let complete = fromPacks.compactMap { $0 }
+                if complete.count == range.count {
+                    blobs = complete.map { .success($0) }
+                } else {
+                    do {
+                        blobs = try engine.read { session in
+                            range.map { index in
+                                fromPacks[index - range.lowerBound].map { .success($0) } ?? Result { () throws(StoreError) in
+                                    try session.readBlob(batch[index].id, path: batch[index].path)
+                                }
+                            }
+                        }
+                    } catch {
+                        return .failure(error)
+                    }
                 }
                 var made: [Result<Made, RecordProblem>] = []
                 made.reserveCapacity(range.count)
