@@ -26,11 +26,20 @@ package final class MappedPacks: Sendable {
     /// The object `id`, its deltas applied; nil when no pack holds it, or a base of its
     /// deltas lies outside them (a loose object): the caller reads it elsewhere. Every entry,
     /// and every object its deltas make, is at most `maximumSize` bytes, checked before memory
-    /// is taken for it; a chain is at most ``DeltaChains/maximumDepth`` deltas long.
+    /// is taken for it; a chain is at most ``DeltaChains/maximumDepth`` deltas long, and costs
+    /// at most ``DeltaChains/costPerObjectLimit`` times `maximumSize` in all, as a fetch's
+    /// chains are held to.
     package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater) throws(PackError) -> PackReader.Object? {
         guard var location = location(of: id) else { return nil }
         var deltas: [(pack: Int, entry: EntryAtOffset)] = []
         var object: PackReader.Object
+        var cost = 0
+        func admit(_ size: Int, in path: String) throws(PackError) {
+            cost += size
+            guard size <= maximumSize, cost <= DeltaChains.costPerObjectLimit * maximumSize else {
+                throw PackError(.tooLarge, path: path, "\(id.hex) takes \(size) bytes to read (\(cost) along its deltas), over the limit of \(maximumSize)")
+            }
+        }
         while true {
             let pack = packs[location.pack]
             let entry: EntryAtOffset
@@ -39,9 +48,7 @@ package final class MappedPacks: Sendable {
             } catch {
                 throw PackError(error.code, path: pack.path, "at \(location.offset): \(error.message)")
             }
-            guard entry.header.size <= maximumSize else {
-                throw PackError(.tooLarge, path: pack.path, "an entry of \(id.hex) is \(entry.header.size) bytes, over the limit of \(maximumSize)")
-            }
+            try admit(entry.header.size, in: pack.path)
             if let kind = entry.header.type.kind {
                 object = PackReader.Object(kind: kind, bytes: try inflate(entry, in: location.pack, inflater: inflater))
                 break
@@ -64,6 +71,7 @@ package final class MappedPacks: Sendable {
             object.bytes = try delta.withBytes { (delta) throws(PackError) in
                 try object.bytes.withBytes { (base) throws(PackError) in try Delta.apply(delta, to: base, maximumSize: maximumSize) }
             }
+            try admit(object.bytes.count, in: packs[pack].path)
         }
         return object
     }
