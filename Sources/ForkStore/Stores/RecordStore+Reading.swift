@@ -65,23 +65,25 @@ extension RecordStore {
         try decodeEntries(entries, origin: DataOrigin(commit), inStorageOrder: true, body)
     }
 
-    /// Reads and decodes `entries` and calls `body` with each: in the order given, or, with
-    /// `inStorageOrder`, in the order their blobs lie in the object database, which reads each
-    /// pack front to back instead of jumping about it (a tree lists records by hash).
-    ///
-    /// Entries go in batches, each cut into parts: a part's blobs are read under the store's
-    /// lock (writers are not held up by a long listing) and decoded, the larger part of the
-    /// work, outside it. A batch's parts start on pool threads while the caller hands the
-    /// batch before to `body`, and the caller then takes up the parts no thread has started
-    /// (``WorkInParts``), so a listing never waits for a thread of a pool other work may hold.
-    ///
-    /// With `pathsChecked`, the caller vouches that each entry's blob at its path was listed
-    /// before and held the id its path is made from (an index's rows), and that check is not
-    /// made again.
     /// How many records a read takes before it maps the packs whole (``MappedPacks``): fewer
     /// are read through libgit2, which needs no set-up.
     static var mappedPacksThreshold: Int { 256 }
 
+    /// Reads and decodes `entries` and calls `body` with each: in the order given, or, with
+    /// `inStorageOrder`, in the order their blobs lie in the object database, which reads each
+    /// pack front to back instead of jumping about it (a tree lists records by hash).
+    ///
+    /// Entries go in batches, each cut into parts: a part's blobs are read (from the packs
+    /// mapped whole for a large read, ``MappedPacks``; else, or where that fails, under the
+    /// store's lock, so writers are not held up by a long listing) and decoded, the larger
+    /// part of the work, outside it. A batch's parts start on pool threads while the caller
+    /// hands the batch before to `body`, and the caller then takes up the parts no thread has
+    /// started (``WorkInParts``), so a listing never waits for a thread of a pool other work
+    /// may hold.
+    ///
+    /// With `pathsChecked`, the caller vouches that each entry's blob at its path was listed
+    /// before and held the id its path is made from (an index's rows), and that check is not
+    /// made again.
     func decodeEntries(
         _ entries: [(path: String, id: ObjectID)], origin: DataOrigin, inStorageOrder: Bool = false, pathsChecked: Bool = false,
         _ body: ((path: String, id: ObjectID), Result<Record, RecordProblem>) throws -> Void
