@@ -136,10 +136,13 @@ struct QueryTests {
         try await store.save(randomItem(&random, id: "phone-only"), to: Fork("phone"))
         try expectIndexAgreesWithAScan(store)
         try expectIndexAgreesWithAScan(store, in: Fork("phone"))
+        // The indexes, and the rows ANALYZE counted in records_by_id: made again after the
+        // change, it counts the change's rows too.
         let script = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
             print(",".join(sorted(name for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"))))
+            print(db.execute("SELECT stat FROM sqlite_stat1 WHERE idx = 'records_by_id'").fetchone()[0].split()[0])
             """
         let before = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
         try await store.transaction { changes in
@@ -151,8 +154,10 @@ struct QueryTests {
         try expectIndexAgreesWithAScan(store, in: Fork("phone"))
         let after = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
         #expect(before.status == 0 && after.status == 0, "\(before.stderr)\(after.stderr)")
-        #expect(before.stdout.contains("records_by_id") && before.stdout.contains("items_by_value"))
-        #expect(after.stdout == before.stdout)
+        let (indexesBefore, indexesAfter) = (before.stdout.split(separator: "\n").first, after.stdout.split(separator: "\n").first)
+        #expect(indexesBefore?.contains("records_by_id") == true && indexesBefore?.contains("items_by_value") == true)
+        #expect(indexesAfter == indexesBefore)
+        #expect(after.stdout.split(separator: "\n").last.flatMap { Int($0) }.map { $0 >= 4200 } == true, "\(after.stdout)")
     }
 
     @Test func aDeletedIndexIsRebuilt() throws {
