@@ -101,10 +101,10 @@ public enum ExchangeEvent: Sendable, Equatable {
     /// Fetched commits checked so far (FORMAT.md §8), before any of them reaches `cloud` or
     /// `main`; comes after the fetch's ``progress(_:)`` and before ``finished(_:)``.
     case checkProgress(CheckProgress)
-    /// Records written into the query index so far, once the sync moved `main`, for a store
-    /// whose index is in use (a query ran, or `refreshIndex`): the sync brings it to the new
-    /// head before it returns, so that a query then answers at once. Comes after
-    /// ``checkProgress(_:)`` and before ``finished(_:)``.
+    /// Records written into the query index so far, once the sync took what it fetched into
+    /// `main`, for a store object whose index is in use (a query ran, or `refreshIndex`): the
+    /// sync brings it to the new head before it returns, so that a query then answers at once.
+    /// Comes after ``checkProgress(_:)`` and before ``finished(_:)``.
     case indexProgress(IndexProgress)
     /// Bytes of an asset moved so far by an upload before a push, a download of the policy,
     /// or ``Exchange/fetchAsset(_:)``.
@@ -148,12 +148,14 @@ public struct CheckProgress: Sendable, Equatable {
 }
 
 /// How far the query index has come in taking in what a sync landed on `main`: the records
-/// written so far, of all that changed (``ExchangeEvent/indexProgress(_:)``). Reported at most
-/// ten times a second, and once when every record is written: queries then answer from the new
-/// head without waiting.
+/// written so far, of all that changed since the index was last brought forward
+/// (``ExchangeEvent/indexProgress(_:)``). Reported at most ten times a second, and once when
+/// every record is written (none when the change only removed records): queries then answer
+/// from the new head without waiting.
 public struct IndexProgress: Sendable, Equatable {
     /// Records written so far.
     public var records: Int
-    /// Records that changed with `main`'s move.
+    /// Records added or changed between the head the index was at and `main`'s new head (all
+    /// of them when the index is built anew).
     public var totalRecords: Int
 }

@@ -34,6 +34,9 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     private let fields: [IndexedField<Record>]
     /// Opened by the first query, once the store has been read.
     private let database = Locked<(any DatabaseWriter)?>(nil)
+    /// Where bringing `main` forward reports while a sync lands a fetch on it: whichever query
+    /// does it (a live query woken by the move may come first), the sync's events say so.
+    private let landingProgress = Locked<RecordProgress?>(nil)
 
     init(storePath: String) {
         path = (storePath as NSString).appendingPathComponent(Self.fileName)
@@ -82,10 +85,15 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
         return try withFreshRows(of: fork, in: store) { db in try Int.fetchOne(db, sql: sql, arguments: arguments) ?? 0 }.1
     }
 
-    /// Brings the fork's rows to its head (see the type's discussion); `progress` hears how
-    /// many records were written of those that changed.
-    func refresh(_ fork: Fork, of store: RecordStore<Record>, progress: RecordProgress? = nil) throws {
-        _ = try withFreshRows(of: fork, in: store, progress: progress) { _ in () }
+    /// Brings the fork's rows to its head (see the type's discussion).
+    func refresh(_ fork: Fork, of store: RecordStore<Record>) throws {
+        _ = try withFreshRows(of: fork, in: store) { _ in () }
+    }
+
+    /// Reports how far each bringing forward of `main` goes to `progress` (nil: to nothing):
+    /// records written of those that changed since the rows' last head.
+    func reportingLanding(to progress: RecordProgress?) {
+        landingProgress.withLock { $0 = progress }
     }
 
     /// The SQL for a query, or nil when a filter or sort key is not an indexed field of the
@@ -142,9 +150,10 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// one write transaction with the update when they do not. A damaged file is replaced and
     /// the work done again.
     private func withFreshRows<Result>(
-        of fork: Fork, in store: RecordStore<Record>, progress: RecordProgress? = nil, _ body: (Database) throws -> Result
+        of fork: Fork, in store: RecordStore<Record>, _ body: (Database) throws -> Result
     ) throws -> (Commit, Result) {
         let head = try store.readableHead(of: fork)
+        let progress = fork == .main ? landingProgress.withLock { $0 } : nil
         let seed = { (db: Database) in try self.bring(fork, to: head, of: store, progress: progress, in: db) }
         return try repairingDamage(seed: seed) { database in
             let fresh = try database.read { db -> Result? in

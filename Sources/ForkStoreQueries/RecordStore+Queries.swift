@@ -52,17 +52,19 @@ extension RecordStore where Record: IndexedRecord {
         return matching
     }
 
-    /// The collection's index, made on first use. From then on, each sync that moves `main`
-    /// brings it to the new head before the sync returns.
+    /// The collection's index, made on first use. From then on, each sync that takes a fetch
+    /// into `main` brings it to the new head before the sync returns.
     func index() throws -> RecordIndex<Record> {
         try engine.companion(of: RecordIndex<Record>.self) {
             let index = RecordIndex<Record>(storePath: path)
             // The store, not held: the engine holds the listener, and the store the engine.
-            engine.onLanding { [weak self] progress in
-                guard let self else { return }
-                // A cache: what fails here, the next query does again.
-                try? index.refresh(.main, of: self, progress: progress)
-            }
+            engine.onLanding(LandingListener(
+                starting: { progress in index.reportingLanding(to: progress) },
+                landed: { [weak self] in
+                    // A cache: what fails here, the next query does again.
+                    if let self { try? index.refresh(.main, of: self) }
+                    index.reportingLanding(to: nil)
+                }))
             return index
         }
     }

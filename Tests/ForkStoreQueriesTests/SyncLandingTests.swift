@@ -9,21 +9,6 @@ import Testing
 /// says how far it has come: what it landed is answered at once.
 @Suite("Syncs keep the index in use fresh")
 struct SyncLandingTests {
-    /// The head of `main` the store's index file holds rows for, read by Python's sqlite3 as
-    /// an outside reader (the tests have no SQLite of their own); nil when there is no file.
-    func indexedHead(ofStoreAt path: String) async throws -> String? {
-        let file = path + "/forkstore-index.sqlite"
-        guard FileManager.default.fileExists(atPath: file) else { return nil }
-        let script = """
-            import sqlite3, sys
-            db = sqlite3.connect(sys.argv[1])
-            print(db.execute("SELECT commitID FROM heads WHERE fork = 'main'").fetchone()[0])
-            """
-        let read = try await run("/usr/bin/env", ["python3", "-c", script, file])
-        #expect(read.status == 0, "\(read.stderr)")
-        return read.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
-    }
-
     /// Every ``IndexProgress`` a sync reports.
     func syncReportingIndexProgress(_ exchange: Exchange) async throws -> [IndexProgress] {
         let events = exchange.events()
@@ -59,7 +44,7 @@ struct SyncLandingTests {
         let exchange = Exchange(records: replica, remote: try Remote(remote))
         let progress = try await syncReportingIndexProgress(exchange)
         // Read before any query could bring it forward itself.
-        #expect(try await indexedHead(ofStoreAt: replicaPath) == (try await replica.head()).id.hex)
+        #expect(try await indexedHead(inStoreAt: replicaPath) == (try await replica.head()).id.hex)
         #expect(progress.last.map { [$0.records, $0.totalRecords] } == [count, count])
         #expect(zip(progress, progress.dropFirst()).allSatisfy { $0.records <= $1.records })
         try expectIndexAgreesWithAScan(replica)
@@ -70,9 +55,31 @@ struct SyncLandingTests {
         try await replica.save(randomItem(&random, id: "from the replica"))
         let merging = try await syncReportingIndexProgress(exchange)
         #expect(try await replica.head().parents.count == 2)
-        #expect(try await indexedHead(ofStoreAt: replicaPath) == (try await replica.head()).id.hex)
+        #expect(try await indexedHead(inStoreAt: replicaPath) == (try await replica.head()).id.hex)
         // From the head the index was last at: the replica's own save, and the one it fetched.
         #expect(merging.last.map { [$0.records, $0.totalRecords] } == [2, 2])
+        try expectIndexAgreesWithAScan(replica)
+    }
+
+    /// An app's first screen is a live query: woken by `main`'s move, it may bring the index
+    /// forward before the sync's own landing does, and the sync still says how far that went.
+    @Test func aLiveQueryThatIndexesFirstStillReportsToTheSync() async throws {
+        let folder = TemporaryFolder()
+        let remote = folder.child("remote.git")
+        #expect(try await git("init", "--bare", "-q", "-b", "main", remote).status == 0)
+        var random = SplitMix(state: 31)
+        let source = try await RecordStore<IndexedItem>.create(at: folder.child("source"))
+        let count = 3000
+        try await source.save((0..<count).map { randomItem(&random, id: "i\($0)") })
+        try await Exchange(records: source, remote: try Remote(remote)).sync()
+
+        let replica = try await RecordStore<IndexedItem>.create(at: folder.child("replica"))
+        let firstScreen = RecordQuery<IndexedItem>().sorted(by: \.title).limit(20)
+        var answers = replica.results(of: firstScreen).makeAsyncIterator()
+        #expect(try await answers.next()?.isEmpty == true)
+        let progress = try await syncReportingIndexProgress(Exchange(records: replica, remote: try Remote(remote)))
+        #expect(progress.last.map { [$0.records, $0.totalRecords] } == [count, count])
+        #expect(try await answers.next()?.count == 20)
         try expectIndexAgreesWithAScan(replica)
     }
 
@@ -90,7 +97,7 @@ struct SyncLandingTests {
         let replica = try await RecordStore<IndexedItem>.create(at: replicaPath)
         let progress = try await syncReportingIndexProgress(Exchange(records: replica, remote: try Remote(remote)))
         #expect(progress.isEmpty)
-        #expect(try await indexedHead(ofStoreAt: replicaPath) == nil)
+        #expect(try await indexedHead(inStoreAt: replicaPath) == nil)
         #expect(try await replica.records().count == 20)
     }
 }

@@ -32,9 +32,9 @@ struct SyncCommand: AsyncParsableCommand {
 
     func run() async throws {
         let store = try location.open()
-        // An index in use is kept fresh by the sync: the notes it fetches are indexed as their
-        // check decodes them, so the next `list` finds them ready. (A cache: a failure here
-        // leaves the next query to build it.)
+        // An index in use is kept fresh by the sync: the notes it lands are indexed before it
+        // returns, so the next `list` finds them ready. (A cache: a failure here leaves the
+        // next query to build it.)
         try? await store.refreshIndex()
         var settings = SyncSettings.load(for: location.path)
         let exchange = try SyncSettings.exchange(for: store, at: location.path, remote: remote)

@@ -87,8 +87,8 @@ extension StoreEngine {
     /// the same way first, taken in with it, and kept under the same archive ref here: the base
     /// of a carry-over (FORMAT.md §16).
     ///
-    /// Once `main` moved, the landing listeners (``onLanding(_:)``) run before this returns,
-    /// reporting to `landingProgress`: the query index is brought to the new head.
+    /// The landing listeners (``onLanding(_:)``) hear `main` take the fetch, before this
+    /// returns, reporting to `landingProgress`: the query index is brought to the new head.
     package func integrate(
         _ incoming: CommitID, archive: (checkpoint: CommitID, head: CommitID)? = nil, resolvingConflicts resolver: ConflictResolver?,
         trustedOwners: Set<ParticipantKey> = [], checkProgress: IncomingCheckProgress? = nil, landingProgress: RecordProgress? = nil
@@ -154,10 +154,10 @@ extension StoreEngine {
         if let archive { try keepArchive(archive) }
         let newCommits = try read { session in try session.walk(from: incoming.objectID, hiding: main).count }
         try moveCloud(to: incoming)
-        let merge = try joinRemoteHistory(incoming)
-            ?? merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)
-        if merge != .upToDate { tellLanded(progress: landingProgress) }
-        return (newCommits, merge)
+        let outcome = try landing(progress: landingProgress) {
+            try joinRemoteHistory(incoming) ?? merge(from: .cloud, into: .main, resolvingConflicts: resolver, alreadyChecked: incoming)
+        }
+        return (newCommits, outcome)
     }
 
     /// A store that holds nothing yet (`main` is still its own empty first commit) takes the

@@ -40,8 +40,8 @@ package final class StoreEngine: Sendable {
     /// Companions other modules keep for the store's lifetime (the query module's index),
     /// one per type.
     private let companions = Locked<[ObjectIdentifier: any Sendable]>([:])
-    /// What hears each time a sync moved `main` (``onLanding(_:)``).
-    let landingListeners = Locked<[@Sendable (RecordProgress?) -> Void]>([])
+    /// What hears each sync take a fetch into `main` (``onLanding(_:)``).
+    let landingListeners = Locked<[LandingListener]>([])
     /// For an in-memory store, the folder removed when the engine goes away.
     private let temporaryFolder: String?
     /// Where the store keeps asset bytes: `lfs/` in its git directory, laid out as Git LFS
