@@ -27,16 +27,22 @@ struct SyncLandingTests {
         return await watcher.value
     }
 
-    @Test func aFirstSyncLeavesTheIndexAtTheNewHeadAndSaysSo() async throws {
-        let folder = TemporaryFolder()
+    /// A bare remote in `folder` that a source store synced `count` random records to.
+    func remote(holding count: Int, in folder: TemporaryFolder, random: inout SplitMix) async throws -> (url: String, source: RecordStore<IndexedItem>) {
         let remote = folder.child("remote.git")
         #expect(try await git("init", "--bare", "-q", "-b", "main", remote).status == 0)
-        var random = SplitMix(state: 23)
         let source = try await RecordStore<IndexedItem>.create(at: folder.child("source"))
-        // More than 4,096: written without the secondary indexes, which are made again after.
-        let count = 4500
         try await source.save((0..<count).map { randomItem(&random, id: "i\($0)") })
         try await Exchange(records: source, remote: try Remote(remote)).sync()
+        return (remote, source)
+    }
+
+    @Test func aFirstSyncLeavesTheIndexAtTheNewHeadAndSaysSo() async throws {
+        let folder = TemporaryFolder()
+        var random = SplitMix(state: 23)
+        // More than 4,096: written without the secondary indexes, which are made again after.
+        let count = 4500
+        let (remote, source) = try await self.remote(holding: count, in: folder, random: &random)
 
         let replicaPath = folder.child("replica")
         let replica = try await RecordStore<IndexedItem>.create(at: replicaPath)
@@ -65,13 +71,9 @@ struct SyncLandingTests {
     /// forward before the sync's own landing does, and the sync still says how far that went.
     @Test func aLiveQueryThatIndexesFirstStillReportsToTheSync() async throws {
         let folder = TemporaryFolder()
-        let remote = folder.child("remote.git")
-        #expect(try await git("init", "--bare", "-q", "-b", "main", remote).status == 0)
         var random = SplitMix(state: 31)
-        let source = try await RecordStore<IndexedItem>.create(at: folder.child("source"))
         let count = 3000
-        try await source.save((0..<count).map { randomItem(&random, id: "i\($0)") })
-        try await Exchange(records: source, remote: try Remote(remote)).sync()
+        let remote = try await self.remote(holding: count, in: folder, random: &random).url
 
         let replica = try await RecordStore<IndexedItem>.create(at: folder.child("replica"))
         let firstScreen = RecordQuery<IndexedItem>().sorted(by: \.title).limit(20)
@@ -86,12 +88,8 @@ struct SyncLandingTests {
     /// The index is a cache an app asks for by querying: a sync makes none of its own.
     @Test func aStoreWhoseIndexIsNotInUseGetsNoneFromASync() async throws {
         let folder = TemporaryFolder()
-        let remote = folder.child("remote.git")
-        #expect(try await git("init", "--bare", "-q", "-b", "main", remote).status == 0)
         var random = SplitMix(state: 29)
-        let source = try await RecordStore<IndexedItem>.create(at: folder.child("source"))
-        try await source.save((0..<20).map { randomItem(&random, id: "i\($0)") })
-        try await Exchange(records: source, remote: try Remote(remote)).sync()
+        let remote = try await self.remote(holding: 20, in: folder, random: &random).url
 
         let replicaPath = folder.child("replica")
         let replica = try await RecordStore<IndexedItem>.create(at: replicaPath)
