@@ -1,4 +1,5 @@
 import Foundation
+import ForkStoreLocks
 
 /// A repository's packs, each mapped whole, read by object id from any thread: an entry
 /// inflated, a delta applied to its base, in pure Swift.
@@ -7,20 +8,27 @@ import Foundation
 /// through small windows (1 MB under an 8 MB budget, as ForkStore sets it up, to bound its
 /// memory), and reading one object here and the next far away it mapped and unmapped a window
 /// for almost every object, one thread at a time. Here each pack is mapped once and read by
-/// every thread at once. The pages read stay in the process's resident memory until the
-/// packs are let go of: about the size of what was read.
+/// every thread at once. The pages read stay in the process's resident memory: when the packs
+/// are larger than `residentBudget` in all, they are given back to the system each time reads
+/// may have touched that much of them (a file mapping loses nothing: a later read maps a page
+/// again), so memory stays bounded however large the packs.
 package final class MappedPacks: Sendable {
     private let packs: [(index: PackIndex, data: Data, path: String)]
+    /// Nil when the packs fit in the budget whole.
+    private let residentBudget: Int?
+    /// What reads may have touched since the pages were last given back, and how often they were.
+    private let reading = Locked<(bytes: Int, releases: Int)>((0, 0))
 
     /// `packs` mapped. One that cannot be mapped, or whose index cannot be read, is left out:
     /// its objects are not found here.
-    package init(_ packs: [PackFile]) {
+    package init(_ packs: [PackFile], residentBudget: Int = 64 << 20) {
         self.packs = packs.compactMap { pack in
             guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? MappedFile.map(pack.base + ".pack"),
                 data.count >= 32
             else { return nil }
             return (index, data, pack.base + ".pack")
         }
+        self.residentBudget = self.packs.reduce(0) { $0 + $1.data.count } > residentBudget ? residentBudget : nil
     }
 
     /// The object `id`, its deltas applied; nil when no pack holds it, or a base of its
@@ -84,14 +92,29 @@ package final class MappedPacks: Sendable {
         return nil
     }
 
+    /// How many times the pages read were given back (for tests).
+    package var releases: Int { reading.withLock { $0.releases } }
+
     private func inflate(_ entry: EntryAtOffset, in pack: Int, inflater: Inflater) throws(PackError) -> [UInt8] {
         let (data, path) = (packs[pack].data, packs[pack].path)
+        let (bytes, consumed): ([UInt8], Int)
         do {
-            return try data.withBytes { (bytes) throws(PackError) in
-                try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), size: entry.header.size).bytes
+            (bytes, consumed) = try data.withBytes { (bytes) throws(PackError) in
+                try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), size: entry.header.size)
             }
         } catch {
             throw PackError(error.code, path: path, "at \(entry.data): \(error.message)")
         }
+        guard let residentBudget else { return bytes }
+        // A read may touch a page more than its bytes: one of 200 bytes, a page of 4 KB.
+        let release = reading.withLock { reading in
+            reading.bytes += consumed + 4096
+            guard reading.bytes > residentBudget else { return false }
+            reading = (0, reading.releases + 1)
+            return true
+        }
+        // Other threads may be reading these pages: they map them again from the file.
+        if release { for pack in packs { MappedFile.release(pack.data, from: 0, to: pack.data.count) } }
+        return bytes
     }
 }

@@ -88,6 +88,23 @@ struct MappedPacksGitTests {
         }
     }
 
+    /// Packs larger than the budget give their pages back as reads go, and read the same after;
+    /// packs within it keep them.
+    @Test func pagesAreGivenBackPastTheBudgetAndReadAgain() async throws {
+        let folder = TemporaryFolder("mapped-packs")
+        let (repository, blobs, _) = try await repository(in: folder)
+        let packFiles = PackFile.packs(in: repository + "/objects/pack")
+        let inflater = try Inflater()
+        let small = MappedPacks(packFiles, residentBudget: 20_000)
+        for _ in 0..<2 {
+            for (id, bytes) in blobs { #expect(try small.object(id, maximumSize: 1 << 20, inflater: inflater)?.bytes == bytes) }
+        }
+        #expect(small.releases > 2)
+        let large = MappedPacks(packFiles)
+        for (id, bytes) in blobs { #expect(try large.object(id, maximumSize: 1 << 20, inflater: inflater)?.bytes == bytes) }
+        #expect(large.releases == 0)
+    }
+
     @Test func anObjectOverTheLimitIsRefusedBeforeItIsRead() async throws {
         let folder = TemporaryFolder("mapped-packs")
         let (repository, blobs, _) = try await repository(in: folder)
