@@ -27,6 +27,8 @@ package final class IncomingPackCheck {
     /// and for a delta the first bytes of its data, until the size of its result is read.
     private var entry = (number: -1, start: 0, header: EntryHeader(type: .blob, size: 0), made: 0)
     private var deltaStart: [UInt8]?
+    /// Hears where each entry lies once it was read to its end (``ArrivingPack``).
+    package var entryEnded: ((Range<Int>) -> Void)?
 
     package init(limits: IncomingLimits) throws(PackError) {
         budget = IncomingBudget(limits)
@@ -139,6 +141,7 @@ package final class IncomingPackCheck {
             }
             entries -= 1
             stage = entries == 0 ? .trailer : .entryHeader
+            entryEnded?(entry.start..<offset + consumed)
         }
         return consumed
     }

@@ -75,10 +75,16 @@ package struct PackReader: @unchecked Sendable {
     /// set order. The first failure stops the reading and is thrown.
     ///
     /// With `kind`, only the objects of that kind: the other entries are neither inflated nor
-    /// checked (a delta is of its base's kind, found from the entries' headers).
-    package func forEachObject(of kind: ObjectKind? = nil, _ body: @Sendable (ObjectID, Object) -> Void) throws(PackError) {
+    /// checked (a delta is of its base's kind, found from the entries' headers). The objects
+    /// in `skipped` are not read either.
+    package func forEachObject(
+        of kind: ObjectKind? = nil, skipping skipped: Set<ObjectID> = [], _ body: @Sendable (ObjectID, Object) -> Void
+    ) throws(PackError) {
         let kinds = try kind.map { _ throws(PackError) in try entryKinds() }
-        try readObjects(hashingPack: nil, skipping: { number in kinds?[number].map { $0 != kind } ?? false }) { id, object in
+        let skipping: @Sendable (Int) -> Bool = { [entries] number in
+            kinds?[number].map { $0 != kind } ?? false || (!skipped.isEmpty && skipped.contains(entries[number].id))
+        }
+        try readObjects(hashingPack: nil, skipping: skipping) { id, object in
             if kind == nil || object.kind == kind { body(id, object) }
         }
     }
@@ -245,28 +251,6 @@ package struct PackReader: @unchecked Sendable {
             return bytes
         } catch {
             throw PackError(error.code, path: path, "at \(range.lowerBound): \(error.message)")
-        }
-    }
-}
-
-/// The objects a reader rebuilt last, by entry, up to 4 MB: delta bases are usually read just
-/// before their deltas, so a small cache spares re-reading chains. Emptied whole when full,
-/// which is simple and keeps memory bounded.
-private struct ObjectCache {
-    private var objects: [Int: PackReader.Object] = [:]
-    private var bytes = 0
-    private let budget = 4 << 20
-
-    subscript(number: Int) -> PackReader.Object? {
-        get { objects[number] }
-        set {
-            guard let newValue, newValue.bytes.count <= budget else { return }
-            if bytes + newValue.bytes.count > budget {
-                objects.removeAll(keepingCapacity: true)
-                bytes = 0
-            }
-            objects[number] = newValue
-            bytes += newValue.bytes.count
         }
     }
 }

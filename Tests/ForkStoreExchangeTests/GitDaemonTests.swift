@@ -36,6 +36,10 @@ struct GitDaemonTests {
         #expect(fetched.count < 100, "\(fetched.count) progress events")
         #expect(zip(fetched, fetched.dropFirst()).allSatisfy { $0 != $1 }, "no report repeats the one before")
         #expect(try await store.count() == 2_000)
+        // The copy of the pack its blobs were checked from while it arrived is gone.
+        let transfer = store.path + "/forkstore-transfer"
+        #expect(FileManager.default.fileExists(atPath: transfer))
+        #expect(!FileManager.default.fileExists(atPath: transfer + "/forkstore-arriving.pack"))
     }
 
     @Test func aDaemonStoppedMidRunIsOfflineThenCatchesUp() async throws {

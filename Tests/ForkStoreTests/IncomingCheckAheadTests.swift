@@ -9,7 +9,11 @@ import Testing
 /// and about no other blob.
 @Suite("Incoming check ahead")
 struct IncomingCheckAheadTests {
-    @Test func remembersTheRecordBlobsThatPassAndNoOther() async throws {
+    /// Where the check ahead reads the blobs: the indexed packs after the fetch, or the pack
+    /// as it arrives (here it arrives whole before the reading starts).
+    enum Source: CaseIterable { case indexedPacks, arrivingPack }
+
+    @Test(arguments: Source.allCases) func remembersTheRecordBlobsThatPassAndNoOther(readingFrom source: Source) async throws {
         let folder = TemporaryFolder()
         let films = try await RecordStore<Film>.create(at: folder.child("films"))
         for index in 0..<20 {
@@ -35,11 +39,28 @@ struct IncomingCheckAheadTests {
         }
 
         let limit = 300
+        let arriving = try ArrivingPack(path: folder.child("arriving.pack"))
         let checked = try await onOwnThread { [blobs, strays] in
             try films.engine.read { session in
                 let memory = IncomingCheckMemory()
                 let head = try session.head(of: .main)
-                try RecordLayout<Film>().checkAhead(DataOrigin(head), limits: BlobLimits(size: limit), memory: memory, in: session)
+                let origin = DataOrigin(head), limits = BlobLimits(size: limit)
+                switch source {
+                case .indexedPacks:
+                    try RecordLayout<Film>().checkAhead(origin, limits: limits, memory: memory, in: session)
+                case .arrivingPack:
+                    let packs = session.repository.packs()
+                    try #require(packs.count == 1)
+                    let check = try IncomingPackCheck(limits: IncomingLimits(maximumObjectSize: 1 << 20, maximumFetchSize: 1 << 30))
+                    check.entryEnded = { arriving.entryArrived($0) }
+                    try Data(contentsOf: URL(fileURLWithPath: packs[0].base + ".pack")).withUnsafeBytes { bytes in
+                        try check.consume(bytes)
+                        arriving.write(bytes)
+                    }
+                    try check.finish()
+                    arriving.complete()
+                    try RecordLayout<Film>().startCheckAhead(origin, limits: limits, reading: .arriving(arriving))?.finish(into: memory)
+                }
                 let records = blobs.mapValues { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }
                 let others = strays.map { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }
                 return (records, others)

@@ -51,10 +51,13 @@ extension StoreEngine {
         // delta from a base just read. What fails is kept and reported in the commits' order below.
         // The blobs are checked ahead on other threads while the walk reads trees, as the newest
         // commit's model version reads them (a head start: a head that cannot be read is
-        // refused below); the record files the walk meets meanwhile wait for it.
+        // refused below), but for those `memory` has from the fetch (checked as they
+        // arrived); the record files the walk meets meanwhile wait for it.
         var ahead: IncomingCheckAhead?
         if !arriving.isEmpty, let newest = try? session.commit(head), memory.startsCheckAhead(for: newest.modelVersion) {
-            ahead = layout.startCheckAhead(DataOrigin(newest), limits: blobLimits, in: session)
+            ahead = layout.startCheckAhead(
+                DataOrigin(newest), limits: blobLimits,
+                reading: .packs(session.repository.packs(), skipping: memory.checkedBlobs(modelVersion: newest.modelVersion)))
         }
         var layoutTrailers = [[Trailer]](repeating: [], count: arriving.count)
         var layoutFailures: [Int: any Error] = [:]

@@ -18,6 +18,8 @@ extension StoreEngine {
     static var outgoingReference: String { "refs/forkstore/outgoing" }
     /// The transfer repository's folder, inside the store's git directory.
     static var transferFolder: String { "forkstore-transfer" }
+    /// The copy of a pack as it arrives (``ArrivingPack``), in the transfer repository.
+    static var arrivingPackFile: String { "forkstore-arriving.pack" }
 
     /// Fetches the remote's `main` into the transfer repository and returns its head; nil when
     /// the remote has no `main` yet (an empty remote). A repository in a local folder
@@ -44,8 +46,20 @@ extension StoreEngine {
                     if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
                 }
             }
+            // The blobs are checked while they arrive, on a core the fetch leaves free.
+            let arriving = try? ArrivingPack(path: repository.gitDirectory + Self.arrivingPackFile)
+            let ahead = try arriving.flatMap { pack in
+                try read { session in
+                    layout.startCheckAhead(
+                        DataOrigin(arrivingFor: model, near: try session.head(of: .main)), limits: blobLimits, reading: .arriving(pack))
+                }
+            }
+            defer {
+                arriving?.stop()
+                checkedWhileFetching.withLock { $0 = ahead }
+            }
             try repository.fetch(
-                from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions)
+                from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions, copyingTo: arriving)
             return try git("reading the fetched head") { () throws(GitError) in
                 try repository.resolveReference(Self.incomingReference).map(CommitID.init)
             }
@@ -61,6 +75,8 @@ extension StoreEngine {
             try repository.removeReference(Self.quarantineReference)
             repository.removeOwnObjects()
         }
+        // A copy a killed fetch left.
+        unlink(repository.gitDirectory + Self.arrivingPackFile)
     }
 
     /// The head of the fetch the last sync refused, kept in the transfer repository for
@@ -111,8 +127,13 @@ extension StoreEngine {
             let transfer = StoreSession(repository: repository, model: model, signature: Signature(name: "", email: ""))
             var arriving: (commits: [ObjectID], objects: Set<ObjectID>)
             do {
-                // One memory for both lineages' checks, let go of before the objects move in.
+                // One memory for both lineages' checks, let go of before the objects move in;
+                // it starts with what was checked while the fetch arrived.
                 let memory = IncomingCheckMemory()
+                checkedWhileFetching.withLock { ahead in
+                    defer { ahead = nil }
+                    return ahead
+                }?.finish(into: memory)
                 // The old history first: what the lineage's commits are checked against may
                 // need it (the participants of the commit a checkpoint stands in for).
                 let old = try archive.map { archive in

@@ -40,6 +40,9 @@ package final class StoreEngine: Sendable {
     /// Companions other modules keep for the store's lifetime (the query module's index),
     /// one per type.
     private let companions = Locked<[ObjectIdentifier: any Sendable]>([:])
+    /// The check of the blobs of the last fetch made while they arrived, for the check of the
+    /// fetched commits that follows (``integrate(_:archive:resolvingConflicts:trustedOwners:checkProgress:landingProgress:)``).
+    let checkedWhileFetching = Locked<IncomingCheckAhead?>(nil)
     /// What hears each sync take a fetch into `main` (``onLanding(_:)``).
     let landingListeners = Locked<[LandingListener]>([])
     /// For an in-memory store, the folder removed when the engine goes away.

@@ -53,11 +53,11 @@ protocol ContentLayout: Sendable {
         of checked: CheckedTree, in commit: Commit, limits: BlobLimits, memory: IncomingCheckMemory, session: StoreSession
     ) throws -> CheckedTree
 
-    /// Starts checking what it can of the fetched packs' blobs, on other threads and every
-    /// core, for data written as `origin` says, while the fetched commits are walked: a head
-    /// start, never a verdict (what fails or is not reached is checked by the walk). Nil
-    /// when the layout has nothing to check ahead.
-    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead?
+    /// Starts checking what it can of a fetch's `blobs`, on other threads, for data written as
+    /// `origin` says, while the fetch arrives or its commits are walked: a head start, never a
+    /// verdict (what fails or is not reached is checked by the walk). Nil when the layout has
+    /// nothing to check ahead.
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead?
 }
 
 extension ContentLayout {
@@ -68,11 +68,12 @@ extension ContentLayout {
         return checked
     }
 
-    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead? { nil }
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead? { nil }
 
-    /// The check ahead (``startCheckAhead(_:limits:in:)``), waited for, what passed told to `memory`.
+    /// The check ahead of the fetched packs (``startCheckAhead(_:limits:reading:)``), waited
+    /// for, what passed told to `memory`.
     func checkAhead(_ origin: DataOrigin, limits: BlobLimits, memory: IncomingCheckMemory, in session: StoreSession) {
-        startCheckAhead(origin, limits: limits, in: session)?.finish(into: memory)
+        startCheckAhead(origin, limits: limits, reading: .packs(session.repository.packs(), skipping: []))?.finish(into: memory)
     }
 }
 

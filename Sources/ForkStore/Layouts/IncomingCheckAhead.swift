@@ -1,8 +1,9 @@
 import ForkStoreGit
 import ForkStoreLocks
 
-/// A check ahead of a fetch's blobs (``ContentLayout/startCheckAhead(_:limits:in:)``) running
-/// on other threads while the walk reads the fetched trees on the caller's: the two took turns,
+/// A check ahead of a fetch's blobs (``ContentLayout/startCheckAhead(_:limits:reading:)``)
+/// running on other threads while the fetch arrives, or while the walk reads the fetched trees
+/// on the caller's: the two took turns,
 /// the walk on one core after the check on every core. It finds record blobs that pass and the
 /// id each holds; ``finish(into:)`` tells the fetch's ``IncomingCheckMemory``.
 ///

@@ -68,6 +68,11 @@ final class IncomingCheckMemory {
         records[RecordKey(blob: blob, modelVersion: modelVersion)]
     }
 
+    /// The blobs found to hold a record for data of `modelVersion`.
+    func checkedBlobs(modelVersion: Int?) -> Set<ObjectID> {
+        Set(records.keys.lazy.filter { $0.modelVersion == modelVersion }.map(\.blob))
+    }
+
     func remember(record id: String, in blob: ObjectID, modelVersion: Int?) {
         let cost = Self.entryOverhead + MemoryLayout<RecordKey>.stride + id.utf8.count
         guard recordBytes + cost <= maximumRecordBytes else { return }

@@ -132,16 +132,14 @@ extension RecordLayout {
         for entry in previous[cursor...] { try removed(entry) }
     }
 
-    /// Checks every blob of the fetched packs as ``validateRecord(_:path:walk:)`` checks a
-    /// record file, on other threads and every core, the packs read front to back in Swift, and
-    /// finds the record each holds: the walk then reads trees, and holds each record file to
-    /// its path. A blob that is not a record of `origin`'s model version here (the participants
-    /// file, one that breaks a rule) is left to the walk, which says why.
-    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, in session: StoreSession) -> IncomingCheckAhead? {
-        let packs = session.repository.packs()
-        return IncomingCheckAhead(modelVersion: origin.modelVersion) { found in
+    /// Checks the fetch's blobs as ``validateRecord(_:path:walk:)`` checks a record file, on
+    /// other threads, and finds the record each holds: the walk then reads trees, and holds
+    /// each record file to its path. A blob that is not a record of `origin`'s model version
+    /// here (the participants file, one that breaks a rule) is left to the walk, which says why.
+    func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead? {
+        IncomingCheckAhead(modelVersion: origin.modelVersion) { found in
             // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
-            try? Repository.forEachPackedObject(in: packs, of: .blob, maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+            blobs.forEach(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
                 guard object.bytes.count <= limits.size,
                     case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
                     let envelope = try? decode(document: document, path: "", origin: origin)

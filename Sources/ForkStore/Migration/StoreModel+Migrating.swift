@@ -15,6 +15,13 @@ struct DataOrigin: Sendable {
         self.modelVersion = commit.modelVersion
     }
 
+    /// Data fetched before its commits are known (a check ahead of an arriving pack), read
+    /// as `model`'s version wrote it, attributed to `commit` in messages.
+    init(arrivingFor model: StoreModel, near commit: Commit) {
+        self.commit = commit
+        self.modelVersion = model.version
+    }
+
     /// Data this build wrote while merging, attributed to `commit` in messages.
     init(writtenByThisBuild model: StoreModel, near commit: Commit) {
         self.commit = commit

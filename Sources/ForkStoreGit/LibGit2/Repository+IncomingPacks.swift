@@ -7,11 +7,16 @@ extension Repository {
     /// fails the fetch before memory is taken for it, whichever transport brought it. A
     /// failure of the check is thrown as what it is: ``TransferFailure/limitExceeded(_:)``,
     /// or ``TransferFailure/corruptData(reason:)`` for data that is not a pack.
-    func checkingIncomingPacks(within limits: IncomingLimits, _ body: () throws(TransferFailure) -> Void) throws(TransferFailure) {
+    ///
+    /// With `arriving`, each pack's bytes are copied there once checked, and its entries told
+    /// as they end, for a reader that follows the fetch (``ArrivingPackReader``).
+    func checkingIncomingPacks(
+        within limits: IncomingLimits, copyingTo arriving: ArrivingPack? = nil, _ body: () throws(TransferFailure) -> Void
+    ) throws(TransferFailure) {
         let check: PackCheckState
         let backend: UnsafeMutablePointer<forkstore_checking_backend>
         do {
-            check = PackCheckState(try IncomingPackCheck(limits: limits))
+            check = PackCheckState(try IncomingPackCheck(limits: limits), copyingTo: arriving)
             backend = try installedPackCheck()
         } catch {
             throw .transport(reason: "setting up the check of fetched packs: \(error)")
@@ -21,7 +26,14 @@ extension Repository {
             guard let payload else { return -1 }
             let state = Unmanaged<PackCheckState>.fromOpaque(payload).takeUnretainedValue()
             do {
-                if let data { try state.check.consume(UnsafeRawBufferPointer(start: data, count: size)) } else { try state.check.finish() }
+                if let data {
+                    let bytes = UnsafeRawBufferPointer(start: data, count: size)
+                    try state.check.consume(bytes)
+                    state.arriving?.write(bytes)
+                } else {
+                    try state.check.finish()
+                    state.arriving?.complete()
+                }
                 return 0
             } catch {
                 state.failure = error
@@ -30,6 +42,7 @@ extension Repository {
             }
         }
         defer {
+            arriving?.complete()
             backend.pointee.check = nil
             backend.pointee.payload = nil
             withExtendedLifetime(check) {}
@@ -69,7 +82,11 @@ extension Repository {
 /// One fetch's check and how it failed, shared with the C callback through its payload.
 private final class PackCheckState {
     let check: IncomingPackCheck
+    let arriving: ArrivingPack?
     var failure: (any Error)?
 
-    init(_ check: IncomingPackCheck) { self.check = check }
+    init(_ check: IncomingPackCheck, copyingTo arriving: ArrivingPack?) {
+        (self.check, self.arriving) = (check, arriving)
+        check.entryEnded = arriving.map { arriving in { arriving.entryArrived($0) } }
+    }
 }

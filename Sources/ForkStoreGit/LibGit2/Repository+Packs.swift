@@ -17,14 +17,17 @@ extension Repository {
     /// or every one of `kind`, each rebuilt and hashed to its id in Swift
     /// (``PackReader/forEachObject(of:_:)``), from every core at once. Nothing of the
     /// repository's libgit2 handle is used, so it may run on any thread. Objects larger than
-    /// `maximumObjectSize` are refused: the first failure stops the reading.
+    /// `maximumObjectSize` are refused: the first failure stops the reading. Objects in
+    /// `skipped` are not read.
     package static func forEachPackedObject(
-        in packs: [PackFile], of kind: ObjectKind? = nil, maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void
+        in packs: [PackFile], of kind: ObjectKind? = nil, skipping skipped: Set<ObjectID> = [], maximumObjectSize: Int,
+        _ body: @Sendable (ObjectID, PackReader.Object) -> Void
     ) throws(GitError) {
         for pack in packs {
             try packing("reading \(pack.base).pack") { () throws(PackError) in
                 let index = try PackIndex(path: pack.base + ".idx")
-                try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize).forEachObject(of: kind, body)
+                try PackReader(pack: pack.base + ".pack", index: index, maximumObjectSize: maximumObjectSize)
+                    .forEachObject(of: kind, skipping: skipped, body)
             }
         }
     }

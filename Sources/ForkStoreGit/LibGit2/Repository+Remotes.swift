@@ -67,10 +67,11 @@ extension Repository {
     /// Fetches with `refspecs` from `url` without recording the remote in the config. A
     /// failure is sorted here, where libgit2's code and what the server said are known.
     /// Every pack it receives is checked against `options.limits` as it arrives, before
-    /// libgit2 reads it (``checkingIncomingPacks(within:_:)``).
-    package func fetch(from url: String, refspecs: [String], options: RemoteOptions) throws(TransferFailure) {
+    /// libgit2 reads it (``checkingIncomingPacks(within:copyingTo:_:)``), and copied to
+    /// `arriving` when given, for a reader that follows the fetch.
+    package func fetch(from url: String, refspecs: [String], options: RemoteOptions, copyingTo arriving: ArrivingPack? = nil) throws(TransferFailure) {
         let state = CallbackState(options: options)
-        try checkingIncomingPacks(within: options.limits) { () throws(TransferFailure) in
+        try checkingIncomingPacks(within: options.limits, copyingTo: arriving) { () throws(TransferFailure) in
             try transferring(state) { () throws(GitError) in try fetch(from: url, refspecs: refspecs, options: options, state: state) }
         }
     }

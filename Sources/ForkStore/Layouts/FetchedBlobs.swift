@@ -1,0 +1,23 @@
+import ForkStoreGit
+
+/// Where a check ahead (``ContentLayout/startCheckAhead(_:limits:reading:)``) reads a fetch's
+/// blobs.
+enum FetchedBlobs: Sendable {
+    /// The fetched packs once indexed, read front to back on every core, but for the blobs
+    /// in `skipping` (checked while they arrived).
+    case packs([PackFile], skipping: Set<ObjectID>)
+    /// The pack of a fetch still under way, read on the calling thread as it arrives, until
+    /// it is stopped.
+    case arriving(ArrivingPack)
+
+    /// Calls `body` with each blob, each at most `maximumObjectSize` bytes: a blob that
+    /// cannot be read is passed over (the walk reads it).
+    func forEach(maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void) {
+        switch self {
+        case .packs(let packs, let skipped):
+            try? Repository.forEachPackedObject(in: packs, of: .blob, skipping: skipped, maximumObjectSize: maximumObjectSize, body)
+        case .arriving(let pack):
+            ArrivingPackReader.forEachBlob(in: pack, maximumObjectSize: maximumObjectSize, body)
+        }
+    }
+}
