@@ -19,8 +19,8 @@ package final class ArrivingPack: @unchecked Sendable {
     private var entries: [Range<Int>] = []
     /// Entries the check found in bytes not yet written to the copy.
     private var unwritten: [Range<Int>] = []
-    /// No more entries will come: the pack ended, or the fetch failed.
-    private var isComplete = false
+    /// The pack ended whole: no more entries will come.
+    private var hasEnded = false
     /// The reading should stop: the fetch is over, or the copy could not be written.
     private var isStoppedNow = false
 
@@ -50,7 +50,7 @@ package final class ArrivingPack: @unchecked Sendable {
     /// Writes the next bytes of the pack to the copy, then tells readers of the entries that
     /// are now whole in it.
     package func write(_ bytes: UnsafeRawBufferPointer) {
-        guard let start = bytes.baseAddress, condition.withLock({ !isStoppedNow && !isComplete }) else { return }
+        guard let start = bytes.baseAddress, condition.withLock({ !isStoppedNow && !hasEnded }) else { return }
         var done = 0
         while done < bytes.count {
             let count = Foundation.write(writer, start + done, bytes.count - done)
@@ -66,11 +66,10 @@ package final class ArrivingPack: @unchecked Sendable {
         }
     }
 
-    /// Says that no more entries will come (the pack ended, or the fetch failed): a reader
-    /// reads those that came, then returns.
+    /// Says that the pack ended whole: a reader reads the entries that came, then returns.
     package func complete() {
         condition.withLock {
-            isComplete = true
+            hasEnded = true
             condition.broadcast()
         }
     }
@@ -89,13 +88,16 @@ package final class ArrivingPack: @unchecked Sendable {
     /// yet; nil once the reading stopped, or the pack is complete and none is left from `first`.
     func entries(from first: Int) -> ArraySlice<Range<Int>>? {
         condition.withLock {
-            while entries.count <= first && !isComplete && !isStoppedNow { condition.wait() }
+            while entries.count <= first && !hasEnded && !isStoppedNow { condition.wait() }
             return entries.count > first && !isStoppedNow ? entries[first...] : nil
         }
     }
 
     /// Whether the reading should stop now.
     var isStopped: Bool { condition.withLock { isStoppedNow } }
+
+    /// Whether the whole pack arrived, and the reading was not stopped.
+    var isComplete: Bool { condition.withLock { hasEnded && !isStoppedNow } }
 
     /// The bytes of `range` of the copy, which must have been written; nil when they cannot
     /// be read.

@@ -19,23 +19,39 @@ package struct ArrivingPackReader {
 
     /// Calls `body` with each blob of `pack` as it becomes readable, on this thread, until the
     /// pack is complete and every entry was met, or the reading is stopped. The objects made
-    /// last are kept for the deltas after them, up to `cacheBudget` bytes.
+    /// last are kept for the deltas after them, up to `cacheBudget` bytes. Returns whether
+    /// every blob of the pack was read: it was complete, the reading was not stopped, and no
+    /// entry was passed over.
+    @discardableResult
     package static func forEachBlob(
         in pack: ArrivingPack, maximumObjectSize: Int, cacheBudget: Int = 4 << 20, _ body: (ObjectID, PackReader.Object) -> Void
-    ) {
-        guard let inflater = try? Inflater() else { return }
+    ) -> Bool {
+        guard let inflater = try? Inflater() else { return false }
         var reader = ArrivingPackReader(pack: pack, maximumObjectSize: maximumObjectSize, inflater: inflater, cache: ObjectCache(budget: cacheBudget))
+        var passedOver = false
         while let arrived = pack.entries(from: reader.entries.count) {
             for range in arrived {
-                if pack.isStopped { return }
+                if pack.isStopped { return false }
                 let number = reader.entries.count
                 reader.entries.append((range, nil))
-                guard let entry = reader.entry(number) else { continue }
-                reader.entries[number].kind = entry.header.type.kind ?? entry.base.flatMap { reader.entries[$0].kind }
-                guard reader.entries[number].kind == .blob, let object = try? reader.object(number) else { continue }
+                guard let entry = reader.entry(number) else {
+                    passedOver = true
+                    continue
+                }
+                let kind = entry.header.type.kind ?? entry.base.flatMap { reader.entries[$0].kind }
+                reader.entries[number].kind = kind
+                guard kind == .blob else {
+                    passedOver = passedOver || kind == nil
+                    continue
+                }
+                guard let object = try? reader.object(number) else {
+                    passedOver = true
+                    continue
+                }
                 body(object.bytes.withUnsafeBytes { ObjectID.hash(of: $0, kind: .blob) }, object)
             }
         }
+        return !passedOver && pack.isComplete
     }
 
     private init(pack: ArrivingPack, maximumObjectSize: Int, inflater: Inflater, cache: ObjectCache) {

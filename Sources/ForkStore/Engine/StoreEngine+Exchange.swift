@@ -29,6 +29,7 @@ extension StoreEngine {
         let known = try read { session in [try session.headID(of: .main), try session.headID(of: .cloud)] }
         return try withTransferRepository { repository in
             try discardEarlierFetch(in: repository)
+            checkedWhileFetching.withLock { $0 = nil }
             if let remote = LocalRemote(localPath, withWorkingFolder: true) {
                 do {
                     return try remote.fetchMain(
@@ -130,10 +131,13 @@ extension StoreEngine {
                 // One memory for both lineages' checks, let go of before the objects move in;
                 // it starts with what was checked while the fetch arrived.
                 let memory = IncomingCheckMemory()
-                checkedWhileFetching.withLock { ahead in
+                let early = checkedWhileFetching.withLock { ahead in
                     defer { ahead = nil }
                     return ahead
-                }?.finish(into: memory)
+                }
+                // Every blob of the fetch read as it arrived: its pack needs no reading again
+                // (an archive's pack, fetched after, was not read).
+                if let early, early.finish(into: memory), archive == nil { memory.checkedAheadWhileArriving(for: early.modelVersion) }
                 // The old history first: what the lineage's commits are checked against may
                 // need it (the participants of the commit a checkpoint stands in for).
                 let old = try archive.map { archive in

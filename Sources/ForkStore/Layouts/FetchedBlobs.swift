@@ -11,13 +11,19 @@ enum FetchedBlobs: Sendable {
     case arriving(ArrivingPack)
 
     /// Calls `body` with each blob, each at most `maximumObjectSize` bytes: a blob that
-    /// cannot be read is passed over (the walk reads it).
-    func forEach(maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void) {
+    /// cannot be read is passed over (the walk reads it). Returns whether every blob was
+    /// read: for an arriving pack, whether it arrived whole and was read to its end.
+    func forEach(maximumObjectSize: Int, _ body: @Sendable (ObjectID, PackReader.Object) -> Void) -> Bool {
         switch self {
         case .packs(let packs, let skipped):
-            try? Repository.forEachPackedObject(in: packs, of: .blob, skipping: skipped, maximumObjectSize: maximumObjectSize, body)
+            do {
+                try Repository.forEachPackedObject(in: packs, of: .blob, skipping: skipped, maximumObjectSize: maximumObjectSize, body)
+                return true
+            } catch {
+                return false
+            }
         case .arriving(let pack):
-            ArrivingPackReader.forEachBlob(in: pack, maximumObjectSize: maximumObjectSize, body)
+            return ArrivingPackReader.forEachBlob(in: pack, maximumObjectSize: maximumObjectSize, body)
         }
     }
 }

@@ -10,27 +10,35 @@ import ForkStoreLocks
 /// It is one part of ``WorkInParts``: started on a pool thread, done by the caller if no pool
 /// thread has taken it up when the walk needs it.
 final class IncomingCheckAhead: Sendable {
-    private let modelVersion: Int?
-    private let work: WorkInParts<[(blob: ObjectID, record: String)]>
+    /// The model version its blobs are read for.
+    let modelVersion: Int?
+    private let work: WorkInParts<(found: [(blob: ObjectID, record: String)], readEveryBlob: Bool)>
 
     /// Starts `find`, which calls `found` with each blob that passed for data of
-    /// `modelVersion` and the record it holds, from any thread.
-    init(modelVersion: Int?, _ find: @escaping @Sendable (_ found: @Sendable (ObjectID, String) -> Void) -> Void) {
+    /// `modelVersion` and the record it holds, from any thread, and returns whether it read
+    /// every blob there was.
+    init(modelVersion: Int?, _ find: @escaping @Sendable (_ found: @Sendable (ObjectID, String) -> Void) -> Bool) {
         self.modelVersion = modelVersion
         work = WorkInParts(parts: 1, helpers: 1) { _ in
             let found = Locked<[(blob: ObjectID, record: String)]>([])
-            find { blob, record in found.withLock { $0.append((blob, record)) } }
-            return found.withLock { $0 }
+            let readEveryBlob = find { blob, record in found.withLock { $0.append((blob, record)) } }
+            return (found.withLock { $0 }, readEveryBlob)
         }
     }
 
     /// Whether the work is over: finishing it then waits for nothing.
     var isDone: Bool { work.isDone }
 
-    /// Waits for the work (doing it here if no thread took it up) and tells `memory` what passed.
-    func finish(into memory: IncomingCheckMemory) {
-        let found = work.results().joined()
-        memory.recordsCheckedAhead += found.count
-        for (blob, record) in found { memory.remember(record: record, in: blob, modelVersion: modelVersion) }
+    /// Waits for the work (doing it here if no thread took it up) and tells `memory` what
+    /// passed. Returns whether every blob was read (what did not pass is the walk's to say).
+    @discardableResult
+    func finish(into memory: IncomingCheckMemory) -> Bool {
+        var readEveryBlob = true
+        for (found, readAll) in work.results() {
+            readEveryBlob = readEveryBlob && readAll
+            memory.recordsCheckedAhead += found.count
+            for (blob, record) in found { memory.remember(record: record, in: blob, modelVersion: modelVersion) }
+        }
+        return readEveryBlob
     }
 }

@@ -42,6 +42,12 @@ final class IncomingCheckMemory {
         checkedAhead.insert(modelVersion).inserted
     }
 
+    /// Notes that the fetch's packs need no check ahead for `modelVersion`: every blob of
+    /// them was read for it while it arrived.
+    func checkedAheadWhileArriving(for modelVersion: Int?) {
+        checkedAhead.insert(modelVersion)
+    }
+
     /// Moves on to the next commit: the trees read for the last one stay available to it.
     func nextCommit() {
         previous = current

@@ -139,7 +139,7 @@ extension RecordLayout {
     func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead? {
         IncomingCheckAhead(modelVersion: origin.modelVersion) { found in
             // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
-            blobs.forEach(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+            return blobs.forEach(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
                 guard object.bytes.count <= limits.size,
                     case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
                     let envelope = try? decode(document: document, path: "", origin: origin)

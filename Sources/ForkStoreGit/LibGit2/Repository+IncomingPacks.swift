@@ -42,7 +42,6 @@ extension Repository {
             }
         }
         defer {
-            arriving?.complete()
             backend.pointee.check = nil
             backend.pointee.payload = nil
             withExtendedLifetime(check) {}
