@@ -10,7 +10,7 @@ extension FuzzTarget {
     ///
     /// Read in pieces, the pack is also copied as it arrives (``ArrivingPack``) and its blobs
     /// read from the copy (``ArrivingPackReader``), as a fetch checks them ahead: the reading
-    /// ends, and every blob it gives is within the limit.
+    /// ends, and every blob it gives is within the limit and named by the hash of its bytes.
     static let incomingPack = FuzzTarget(name: "incoming-pack") { bytes in
         let limits = IncomingLimits(maximumObjectSize: 1 << 16, maximumFetchSize: 1 << 20)
         func verdict(splitting step: Int, copyingTo arriving: ArrivingPack? = nil) -> String {
@@ -41,7 +41,9 @@ extension FuzzTarget {
         guard let arriving else { return }
         arriving.complete()
         ArrivingPackReader.forEachBlob(in: arriving, maximumObjectSize: limits.maximumObjectSize) { id, object in
-            check(object.kind == .blob && object.bytes.count <= limits.maximumObjectSize, "blob \(id.hex) of \(object.bytes.count) bytes (\(shown(bytes)))")
+            check(
+                object.kind == .blob && object.bytes.count <= limits.maximumObjectSize && id == ObjectID.blobHash(of: object.bytes),
+                "blob \(id.hex) of \(object.bytes.count) bytes (\(shown(bytes)))")
         }
         arriving.stop()
     }

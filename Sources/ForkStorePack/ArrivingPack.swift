@@ -26,7 +26,7 @@ package final class ArrivingPack: @unchecked Sendable {
 
     /// A new copy at `path` (replacing one a killed process left there).
     package init(path: String) throws(PackError) {
-        let writer = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let writer = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0o600)
         guard writer >= 0 else { throw PackError(.system, path: path, "cannot be created (errno \(errno))") }
         let reader = open(path, O_RDONLY | O_CLOEXEC)
         guard reader >= 0 else {
@@ -75,21 +75,26 @@ package final class ArrivingPack: @unchecked Sendable {
     }
 
     /// Stops the reading at the next entry (the fetch is over, and what is left is read from
-    /// the indexed pack on every core), and removes the copy.
+    /// the indexed pack on every core), and removes the copy: its name, and its bytes at once,
+    /// though the reader may still hold it open.
     package func stop() {
         condition.withLock {
-            if !isStoppedNow { unlink(path) }
+            if !isStoppedNow {
+                unlink(path)
+                _ = ftruncate(writer, 0)
+            }
             isStoppedNow = true
             condition.broadcast()
         }
     }
 
-    /// The entries from number `first` on that have arrived, waiting for one when none has
-    /// yet; nil once the reading stopped, or the pack is complete and none is left from `first`.
-    func entries(from first: Int) -> ArraySlice<Range<Int>>? {
+    /// The entries from number `first` on that have arrived (a copy: the fetch goes on
+    /// adding), waiting for one when none has yet; nil once the reading stopped, or the pack is
+    /// complete and none is left from `first`.
+    func entries(from first: Int) -> [Range<Int>]? {
         condition.withLock {
             while entries.count <= first && !hasEnded && !isStoppedNow { condition.wait() }
-            return entries.count > first && !isStoppedNow ? entries[first...] : nil
+            return entries.count > first && !isStoppedNow ? Array(entries[first...]) : nil
         }
     }
 

@@ -7,7 +7,8 @@
 /// entry larger than the object limit, anything damaged. Objects and deltas are held to
 /// `maximumObjectSize` before memory is taken for them, and a chain of deltas to
 /// ``DeltaChains/maximumDepth`` links and ``DeltaChains/costPerObjectLimit`` times the limit,
-/// as ``MappedPacks`` reads them.
+/// as ``MappedPacks`` reads them; a chain's deltas are read from the copy one at a time, as
+/// they are applied.
 package struct ArrivingPackReader {
     private let pack: ArrivingPack
     private let maximumObjectSize: Int
@@ -92,11 +93,12 @@ package struct ArrivingPackReader {
     /// The object of entry `number`: its chain of deltas followed back to a whole object (or
     /// one in the cache), then applied forward.
     private mutating func object(_ number: Int) throws(PackError) -> PackReader.Object {
-        var deltas: [(number: Int, header: EntryHeader, data: [UInt8])] = []
+        var deltas: [(number: Int, header: EntryHeader, data: Range<Int>)] = []
         var current = number, cost = 0
         func admit(_ size: Int) throws(PackError) {
+            guard size <= maximumObjectSize else { throw PackError(.tooLarge, "an arriving object takes \(size) bytes to read") }
             cost += size
-            guard size <= maximumObjectSize, cost <= DeltaChains.costPerObjectLimit * maximumObjectSize else {
+            guard cost <= DeltaChains.costPerObjectLimit * maximumObjectSize else {
                 throw PackError(.tooLarge, "an arriving object takes \(size) bytes to read (\(cost) along its deltas)")
             }
         }
@@ -108,17 +110,13 @@ package struct ArrivingPackReader {
             }
             guard let (header, base, range) = entry(current) else { throw .damaged(nil, "an arriving entry cannot be read") }
             try admit(header.size)
-            // Compressed data is at most a little larger than what it makes.
-            guard range.count <= header.size + header.size / 8 + 64, let data = pack.bytes(in: range) else {
-                throw .damaged(nil, "an arriving entry cannot be read")
-            }
             if let kind = header.type.kind {
-                object = PackReader.Object(kind: kind, bytes: try inflate(data, size: header.size))
+                object = PackReader.Object(kind: kind, bytes: try inflate(range, size: header.size))
                 cache[current] = object
                 break
             }
             guard let base, deltas.count < DeltaChains.maximumDepth else { throw .damaged(nil, "an arriving delta's chain is too long") }
-            deltas.append((current, header, data))
+            deltas.append((current, header, range))
             current = base
         }
         for link in deltas.reversed() {
@@ -132,7 +130,12 @@ package struct ArrivingPackReader {
         return object
     }
 
-    private func inflate(_ data: [UInt8], size: Int) throws(PackError) -> [UInt8] {
+    /// The compressed data at `range` of the copy, inflated to exactly `size` bytes.
+    private func inflate(_ range: Range<Int>, size: Int) throws(PackError) -> [UInt8] {
+        // Compressed data is at most a little larger than what it makes.
+        guard range.count <= size + size / 8 + 64, let data = pack.bytes(in: range) else {
+            throw .damaged(nil, "an arriving entry cannot be read")
+        }
         let (bytes, consumed) = try data.withBytes { (data) throws(PackError) in try inflater.inflate(data, size: size) }
         guard consumed == data.count else { throw .damaged(nil, "an arriving entry holds bytes after its compressed data") }
         return bytes

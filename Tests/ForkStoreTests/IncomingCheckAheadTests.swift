@@ -39,7 +39,7 @@ struct IncomingCheckAheadTests {
         }
 
         let limit = 300
-        let arriving = try ArrivingPack(path: folder.child("arriving.pack"))
+        let copy = folder.child("arriving.pack")
         let checked = try await onOwnThread { [blobs, strays] in
             try films.engine.read { session in
                 let memory = IncomingCheckMemory()
@@ -49,6 +49,7 @@ struct IncomingCheckAheadTests {
                 case .indexedPacks:
                     try RecordLayout<Film>().checkAhead(origin, limits: limits, memory: memory, in: session)
                 case .arrivingPack:
+                    let arriving = try ArrivingPack(path: copy)
                     let packs = session.repository.packs()
                     try #require(packs.count == 1)
                     let check = try IncomingPackCheck(limits: IncomingLimits(maximumObjectSize: 1 << 20, maximumFetchSize: 1 << 30))
@@ -59,7 +60,8 @@ struct IncomingCheckAheadTests {
                     }
                     try check.finish()
                     arriving.complete()
-                    try RecordLayout<Film>().startCheckAhead(origin, limits: limits, reading: .arriving(arriving))?.finish(into: memory)
+                    let ahead = try #require(RecordLayout<Film>().startCheckAhead(origin, limits: limits, reading: .arriving(arriving)))
+                    #expect(ahead.finish(into: memory), "every blob of the pack was read")
                 }
                 let records = blobs.mapValues { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }
                 let others = strays.map { memory.checkedRecord(ObjectID(hex: $0)!, modelVersion: head.modelVersion) }

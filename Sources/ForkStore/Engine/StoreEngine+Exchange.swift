@@ -47,23 +47,23 @@ extension StoreEngine {
                     if let id { try repository.updateReference(name, to: id, expecting: nil, logMessage: "forkstore: known") }
                 }
             }
-            // The blobs are checked while they arrive, on a core the fetch leaves free.
+            // The blobs are checked while they arrive, on a core the fetch leaves free (a head
+            // start only: without it, or when it fails, the fetch goes on the same).
             let arriving = try? ArrivingPack(path: repository.gitDirectory + Self.arrivingPackFile)
-            let ahead = try arriving.flatMap { pack in
-                try read { session in
-                    layout.startCheckAhead(
-                        DataOrigin(arrivingFor: model, near: try session.head(of: .main)), limits: blobLimits, reading: .arriving(pack))
+            let ahead = arriving.flatMap { pack in
+                (try? read { session in try session.head(of: .main) }).flatMap { main in
+                    layout.startCheckAhead(DataOrigin(arrivingFor: model, near: main), limits: blobLimits, reading: .arriving(pack))
                 }
             }
-            defer {
-                arriving?.stop()
-                checkedWhileFetching.withLock { $0 = ahead }
-            }
+            defer { arriving?.stop() }
             try repository.fetch(
-                from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions, copyingTo: arriving)
-            return try git("reading the fetched head") { () throws(GitError) in
+                from: url, refspecs: ["+\(Fork.main.referenceName):\(Self.incomingReference)"], options: remoteOptions,
+                copyingTo: ahead == nil ? nil : arriving)
+            let head = try git("reading the fetched head") { () throws(GitError) in
                 try repository.resolveReference(Self.incomingReference).map(CommitID.init)
             }
+            checkedWhileFetching.withLock { $0 = ahead }
+            return head
         }
     }
 
@@ -110,6 +110,11 @@ extension StoreEngine {
         _ incoming: CommitID, archive: (checkpoint: CommitID, head: CommitID)? = nil, resolvingConflicts resolver: ConflictResolver?,
         trustedOwners: Set<ParticipantKey> = [], checkProgress: IncomingCheckProgress? = nil, landingProgress: RecordProgress? = nil
     ) throws -> (newCommits: Int, merge: MergeOutcome) {
+        // What the fetch checked as it arrived, taken whatever this integration finds.
+        let early = checkedWhileFetching.withLock { ahead in
+            defer { ahead = nil }
+            return ahead
+        }
         let state = try read { session -> (main: ObjectID, cloud: ObjectID?, trusted: ParticipantsFile?)? in
             let head = try session.head(of: .main), main = head.id.objectID, cloud = try session.headID(of: .cloud)
             // Most syncs find the remote where `cloud` already is, and `main` holding it:
@@ -131,10 +136,6 @@ extension StoreEngine {
                 // One memory for both lineages' checks, let go of before the objects move in;
                 // it starts with what was checked while the fetch arrived.
                 let memory = IncomingCheckMemory()
-                let early = checkedWhileFetching.withLock { ahead in
-                    defer { ahead = nil }
-                    return ahead
-                }
                 // Every blob of the fetch read as it arrived: its pack needs no reading again
                 // (an archive's pack, fetched after, was not read).
                 if let early, early.finish(into: memory), archive == nil { memory.checkedAheadWhileArriving(for: early.modelVersion) }

@@ -10,6 +10,11 @@ enum FetchedBlobs: Sendable {
     /// it is stopped.
     case arriving(ArrivingPack)
 
+    /// Whether reading them waits for a fetch: on a thread of its own then, not the pool's.
+    var waitForTheFetch: Bool {
+        if case .arriving = self { true } else { false }
+    }
+
     /// Calls `body` with each blob, each at most `maximumObjectSize` bytes: a blob that
     /// cannot be read is passed over (the walk reads it). Returns whether every blob was
     /// read: for an arriving pack, whether it arrived whole and was read to its end.

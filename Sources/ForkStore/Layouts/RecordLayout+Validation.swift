@@ -137,7 +137,7 @@ extension RecordLayout {
     /// each record file to its path. A blob that is not a record of `origin`'s model version
     /// here (the participants file, one that breaks a rule) is left to the walk, which says why.
     func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead? {
-        IncomingCheckAhead(modelVersion: origin.modelVersion) { found in
+        IncomingCheckAhead(modelVersion: origin.modelVersion, waits: blobs.waitForTheFetch) { found in
             // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
             return blobs.forEach(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
                 guard object.bytes.count <= limits.size,

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import ForkStoreLocks
 import Synchronization
 
@@ -16,12 +17,17 @@ final class WorkInParts<Part: Sendable>: Sendable {
     /// Signalled once per part done.
     private let finished = DispatchSemaphore(value: 0)
 
-    /// Starts `parts` parts of `work` on up to `helpers` pool threads.
-    init(parts: Int, helpers: Int, _ work: @escaping @Sendable (Int) -> Part) {
+    /// Starts `parts` parts of `work` on up to `helpers` pool threads, or threads of their
+    /// own for work that waits on something else (a fetch) rather than holding a pool thread.
+    init(parts: Int, helpers: Int, onOwnThreads: Bool = false, _ work: @escaping @Sendable (Int) -> Part) {
         (count, self.work) = (parts, work)
         done = Locked(Array(repeating: nil, count: parts))
         for _ in 0..<min(helpers, parts) {
-            DispatchQueue.global().async { self.takeParts() }
+            if onOwnThreads {
+                Thread.detachNewThread { self.takeParts() }
+            } else {
+                DispatchQueue.global().async { self.takeParts() }
+            }
         }
     }
 
