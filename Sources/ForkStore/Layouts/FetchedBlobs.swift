@@ -7,7 +7,7 @@ enum FetchedBlobs: Sendable {
     /// in `skipping` (checked while they arrived).
     case packs([PackFile], skipping: Set<ObjectID>)
     /// The pack of a fetch still under way, read on the calling thread as it arrives, until
-    /// it is stopped.
+    /// it is complete or its reading is stopped.
     case arriving(ArrivingPack)
 
     /// Whether reading them waits for a fetch: on a thread of its own then, not the pool's.
