@@ -45,7 +45,7 @@ package struct ArrivingPackReader {
                     passedOver = passedOver || kind == nil
                     continue
                 }
-                guard let object = try? reader.object(number) else {
+                guard let object = try? reader.object(number, entry) else {
                     passedOver = true
                     continue
                 }
@@ -90,9 +90,11 @@ package struct ArrivingPackReader {
         return low < entries.count && entries[low].range.lowerBound == offset ? low : nil
     }
 
-    /// The object of entry `number`: its chain of deltas followed back to a whole object (or
-    /// one in the cache), then applied forward.
-    private mutating func object(_ number: Int) throws(PackError) -> PackReader.Object {
+    /// The object of entry `number` (whose header was read: `first`): its chain of deltas
+    /// followed back to a whole object (or one in the cache), then applied forward.
+    private mutating func object(
+        _ number: Int, _ first: (header: EntryHeader, base: Int?, data: Range<Int>)
+    ) throws(PackError) -> PackReader.Object {
         var deltas: [(number: Int, header: EntryHeader, data: Range<Int>)] = []
         var current = number, cost = 0
         func admit(_ size: Int) throws(PackError) {
@@ -103,12 +105,14 @@ package struct ArrivingPackReader {
             }
         }
         var object: PackReader.Object
+        var next: (header: EntryHeader, base: Int?, data: Range<Int>)? = first
         while true {
             if let cached = cache[current] {
                 object = cached
                 break
             }
-            guard let (header, base, range) = entry(current) else { throw .damaged(nil, "an arriving entry cannot be read") }
+            guard let (header, base, range) = next ?? entry(current) else { throw .damaged(nil, "an arriving entry cannot be read") }
+            next = nil
             try admit(header.size)
             if let kind = header.type.kind {
                 object = PackReader.Object(kind: kind, bytes: try inflate(range, size: header.size))

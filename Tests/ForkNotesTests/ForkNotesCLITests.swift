@@ -22,6 +22,19 @@ struct ForkNotes {
         return result.stdout
     }
 
+    /// An empty bare remote in the test's folder and new stores beside it, each syncing with
+    /// it: the remote's path, then each store's.
+    func stores(_ names: String..., remote: String = "remote.git") async throws -> (remote: String, stores: [String]) {
+        let remote = folder.child(remote)
+        try await git("init", "--bare", "-q", "-b", "main", remote)
+        var stores: [String] = []
+        for name in names {
+            stores.append(folder.child(name))
+            try await ok("init", "--store", folder.child(name), "--remote", remote)
+        }
+        return (remote, stores)
+    }
+
     func notes(fork: String = "main") async throws -> [[String: Any]] {
         let output = try await ok("list", "--store", store, "--fork", fork, "--json")
         return try JSONSerialization.jsonObject(with: Data(output.utf8)) as? [[String: Any]] ?? []

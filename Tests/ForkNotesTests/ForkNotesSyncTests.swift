@@ -6,11 +6,8 @@ import Testing
 struct ForkNotesSyncTests {
     @Test func twoStoresSyncThroughARemote() async throws {
         let cli = ForkNotes()
-        let remote = cli.folder.child("remote.git")
-        try await git("init", "--bare", "-q", "-b", "main", remote)
-        let a = cli.folder.child("a"), b = cli.folder.child("b")
-        try await cli.ok("init", "--store", a, "--remote", remote)
-        try await cli.ok("init", "--store", b, "--remote", remote)
+        let (_, stores) = try await cli.stores("a", "b")
+        let (a, b) = (stores[0], stores[1])
         try await cli.ok("add", "--store", a, "--title", "from a")
         try await cli.ok("add", "--store", b, "--title", "from b")
         #expect(try await cli.ok("sync", "--store", a).contains("Synced with"))
@@ -30,20 +27,15 @@ struct ForkNotesSyncTests {
     /// come, ending with every note it landed; piped, it shows neither.
     @Test func onATerminalASyncShowsItsIndexing() async throws {
         let cli = ForkNotes()
-        let remote = cli.folder.child("remote.git")
-        try await git("init", "--bare", "-q", "-b", "main", remote)
-        let a = cli.folder.child("a"), b = cli.folder.child("b")
-        try await cli.ok("init", "--store", a, "--remote", remote)
+        let (_, stores) = try await cli.stores("a", "b", "c")
+        let (a, b, c) = (stores[0], stores[1], stores[2])
         for title in ["one", "two", "three"] { try await cli.ok("add", "--store", a, "--title", title) }
         try await cli.ok("sync", "--store", a)
-        try await cli.ok("init", "--store", b, "--remote", remote)
         let command = "'\(productsFolder())/forknotes' sync --store '\(b)'"
         let shown = try await run("/usr/bin/script", ["-qec", command, "/dev/null"])
         #expect(shown.status == 0, "\(shown.stdout)")
         #expect(shown.stdout.contains("Checking: ") && shown.stdout.contains("Indexing: 3/3 notes"), "\(shown.stdout.debugDescription)")
         #expect(shown.stdout.contains("Synced with"))
-        let c = cli.folder.child("c")
-        try await cli.ok("init", "--store", c, "--remote", remote)
         let piped = try await cli("sync", "--store", c)
         #expect(piped.status == 0 && !piped.stderr.contains("Indexing") && !piped.stderr.contains("\r"), "\(piped.stderr.debugDescription)")
     }
