@@ -50,23 +50,7 @@ final class RecordIndex<Record: IndexedRecord>: Sendable {
     /// damage: the file is made again (``repairingDamage(seed:_:)``).
     func rows(matching query: RecordQuery<Record>, in fork: Fork, of store: RecordStore<Record>) throws -> (Commit, [(path: String, id: ObjectID)])? {
         guard let (sql, arguments) = select("path, blob", for: query, in: fork, paged: true) else { return nil }
-        return try withFreshRows(of: fork, in: store) { db in
-            var rows: [(path: String, id: ObjectID)] = []
-            let cursor = try Row.fetchCursor(db, sql: sql, arguments: arguments)
-            while let row = try cursor.next() {
-                // The id is read from the column's bytes, with no string made for it: this runs
-                // for every record before a listing decodes any. The path is decoded with a
-                // thrown error, not GRDB's subscript, which stops the process on a value of
-                // another type.
-                guard let path = try? row.decode(String.self, atIndex: 0),
-                    let id = try row.withUnsafeData(atIndex: 1, { data in data?.withUnsafeBytes { ObjectID(hexDigits: $0) } })
-                else {
-                    throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "a row of the index names no record path or no blob")
-                }
-                rows.append((path, id))
-            }
-            return rows
-        }
+        return try withFreshRows(of: fork, in: store) { db in try db.pathsAndBlobs(sql, arguments: arguments) }
     }
 
     /// How many records match the query's filters, or nil when the index cannot answer it.
