@@ -17,23 +17,26 @@ extension Database {
     func pathsAndBlobs(_ sql: String, arguments: StatementArguments) throws -> [(path: String, id: ObjectID)] {
         let statement = try makeStatement(sql: sql)
         try statement.setArguments(arguments)
-        let raw = statement.sqliteStatement
-        var rows: [(path: String, id: ObjectID)] = []
-        while true {
-            let code = sqlite3_step(raw)
-            if code == SQLITE_DONE { return rows }
-            guard code == SQLITE_ROW else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+        // GRDB finalizes the statement when it is released: not before the last step.
+        return try withExtendedLifetime(statement) {
+            let raw = statement.sqliteStatement
+            var rows: [(path: String, id: ObjectID)] = []
+            while true {
+                let code = sqlite3_step(raw)
+                if code == SQLITE_DONE { return rows }
+                guard code == SQLITE_ROW else {
+                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+                }
+                // Text first, then its length, as SQLite asks: the length of the value as text.
+                guard sqlite3_column_type(raw, 0) == SQLITE_TEXT, let pathText = sqlite3_column_text(raw, 0), let blobText = sqlite3_column_text(raw, 1) else {
+                    throw Self.noPathOrBlob
+                }
+                let path = String(decoding: UnsafeBufferPointer(start: pathText, count: Int(sqlite3_column_bytes(raw, 0))), as: UTF8.self)
+                guard let id = ObjectID(hexDigits: UnsafeRawBufferPointer(start: blobText, count: Int(sqlite3_column_bytes(raw, 1)))) else {
+                    throw Self.noPathOrBlob
+                }
+                rows.append((path, id))
             }
-            // Text first, then its length, as SQLite asks: the length of the value as text.
-            guard sqlite3_column_type(raw, 0) == SQLITE_TEXT, let pathText = sqlite3_column_text(raw, 0), let blobText = sqlite3_column_text(raw, 1) else {
-                throw Self.noPathOrBlob
-            }
-            let path = String(decoding: UnsafeBufferPointer(start: pathText, count: Int(sqlite3_column_bytes(raw, 0))), as: UTF8.self)
-            guard let id = ObjectID(hexDigits: UnsafeRawBufferPointer(start: blobText, count: Int(sqlite3_column_bytes(raw, 1)))) else {
-                throw Self.noPathOrBlob
-            }
-            rows.append((path, id))
         }
     }
 
