@@ -222,10 +222,11 @@ struct QueryTests {
         #expect(try reopened.count(matching: RecordQuery()) == 300)
     }
 
-    /// A row whose blob is not an object id (a file written by hand, or damaged inside a valid
-    /// database) is damage like any other: the file is made again, and the answer is right.
-    @Test(arguments: ["'not an id'", "42", "x'00'"])
-    func aRowThatNamesNoBlobIsRepaired(blob: String) async throws {
+    /// A row whose blob is not an object id, or whose path is not text (a file written by
+    /// hand, or damaged inside a valid database), is damage like any other: the file is made
+    /// again, and the answer is right.
+    @Test(arguments: ["blob = 'not an id'", "blob = 42", "blob = x'00'", "path = x'00'"])
+    func aRowThatNamesNoBlobOrNoPathIsRepaired(damage: String) async throws {
         let folder = TemporaryFolder()
         let path = folder.child("store")
         var random = SplitMix(state: 13)
@@ -236,7 +237,7 @@ struct QueryTests {
         let script = """
             import sqlite3, sys
             db = sqlite3.connect(sys.argv[1])
-            db.execute("UPDATE records SET blob = \(blob) WHERE id = 'i7'")
+            db.execute("UPDATE records SET \(damage) WHERE id = 'i7'")
             db.commit()
             """
         let damaged = try await run("/usr/bin/env", ["python3", "-c", script, path + "/forkstore-index.sqlite"])
