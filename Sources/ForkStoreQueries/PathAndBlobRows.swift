@@ -26,19 +26,19 @@ extension Database {
             guard sqlite3_column_count(raw) == 2 else {
                 throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "the query selects other columns than a path and a blob", sql: sql)
             }
+            // SQLite's own code and message for what it said last.
+            func failure(_ code: Int32) -> DatabaseError {
+                DatabaseError(resultCode: ResultCode(rawValue: code), message: sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
+            }
             var rows: [(path: String, id: ObjectID)] = []
             while true {
                 let code = sqlite3_step(raw)
                 if code == SQLITE_DONE { return rows }
-                guard code == SQLITE_ROW else {
-                    throw DatabaseError(resultCode: ResultCode(rawValue: code), message: sqliteConnection.map { String(cString: sqlite3_errmsg($0)) }, sql: sql)
-                }
+                guard code == SQLITE_ROW else { throw failure(code) }
                 // Text first, then its length, as SQLite asks: the length of the value as text.
                 guard sqlite3_column_type(raw, 0) == SQLITE_TEXT, let pathText = sqlite3_column_text(raw, 0), let blobText = sqlite3_column_text(raw, 1) else {
                     // No text is also what SQLite gives when it runs out of memory: not damage.
-                    if let connection = sqliteConnection, sqlite3_errcode(connection) == SQLITE_NOMEM {
-                        throw DatabaseError(resultCode: .SQLITE_NOMEM, message: String(cString: sqlite3_errmsg(connection)), sql: sql)
-                    }
+                    if let connection = sqliteConnection, sqlite3_errcode(connection) == SQLITE_NOMEM { throw failure(SQLITE_NOMEM) }
                     throw Self.noPathOrBlob
                 }
                 let path = String(decoding: UnsafeBufferPointer(start: pathText, count: Int(sqlite3_column_bytes(raw, 0))), as: UTF8.self)
