@@ -73,13 +73,13 @@ extension RecordStore {
     /// `inStorageOrder`, in the order their blobs lie in the object database, which reads each
     /// pack front to back instead of jumping about it (a tree lists records by hash).
     ///
-    /// Entries go in batches, each cut into parts: a part's blobs are read (from the packs
-    /// mapped whole for a large read, ``MappedPacks``; else, or where that fails, under the
-    /// store's lock, so writers are not held up by a long listing) and decoded, the larger
-    /// part of the work, outside it. A batch's parts start on pool threads while the caller
-    /// hands the batch before to `body`, and the caller then takes up the parts no thread has
-    /// started (``WorkInParts``), so a listing never waits for a thread of a pool other work
-    /// may hold.
+    /// Entries are cut into parts: a part's blobs are read (from the packs mapped whole for a
+    /// large read, ``MappedPacks``; else, or where that fails, under the store's lock, so
+    /// writers are not held up by a long listing) and decoded, the larger part of the work,
+    /// outside it. Parts are done on pool threads a bounded way ahead while the caller hands
+    /// those done to `body`, and the caller takes up the parts no thread has started when the
+    /// one it wants is not done (``WorkInParts``), so a listing never waits for a thread of a
+    /// pool other work may hold.
     ///
     /// With `pathsChecked`, the caller vouches that each entry's blob at its path was listed
     /// before and held the id its path is made from (an index's rows), and that check is not
@@ -102,10 +102,8 @@ extension RecordStore {
         let order = inStorageOrder && entries.count > 1
             ? try engine.read { session in session.repository.storageOrder(of: entries.map(\.id)) }
             : Array(entries.indices)
-        let batches = stride(from: 0, to: order.count, by: 512).map { start in
-            order[start..<min(start + 512, order.count)].map { entries[$0] }
-        }
-        guard let first = batches.first else { return }
+        let ordered = order.map { entries[$0] }
+        guard !ordered.isEmpty else { return }
         let layout = layout, engine = engine
         // Many records are read from the packs mapped whole, on every thread at once (see
         // ``MappedPacks``); what is not found there, or fails there, through libgit2.
@@ -113,62 +111,59 @@ extension RecordStore {
         let maximumSize = engine.defaultMaximumIncomingObjectSize
         // Read once: on Linux each read opens the cgroup's files.
         let cores = ProcessInfo.processInfo.activeProcessorCount
-        typealias Part = Result<[Result<Made, RecordProblem>], any Error>
+        // Parts of about 64 records (a short listing in up to 4 per core, of at least 32), done
+        // at most 16 per core ahead of the caller: on 2 cores, about 2,000 records decoded and
+        // not yet handed out. Going batch by batch (512 records), the helpers waited at the
+        // end of each: the listing of 100,000 records took 0.60 s where it now takes 0.50.
+        let parts = max(1, min(ordered.count / 32, max(cores * 4, ordered.count / 64)))
         // The loops that run once per record index arrays: in this generic function, the
         // standard library's generic sequences over `Made` (zip, map, flatMap) looked up their
         // types' metadata for every record (6% of a listing's processor time).
-        func start(_ batch: [(path: String, id: ObjectID)]) -> WorkInParts<Part> {
-            let parts = max(1, min(batch.count / 32, cores * 4))
-            return WorkInParts(parts: parts, helpers: cores) { part in
-                let range = batch.count * part / parts..<batch.count * (part + 1) / parts
-                var fromPacks = [[UInt8]?](repeating: nil, count: range.count)
-                if let packs, let inflater = try? Inflater() {
-                    for index in range {
-                        if let object = try? packs.object(batch[index].id, maximumSize: maximumSize, inflater: inflater), object.kind == .blob {
-                            fromPacks[index - range.lowerBound] = object.bytes
-                        }
+        let work = WorkInParts(parts: parts, helpers: cores, window: cores * 16) { part -> Result<[Result<Made, RecordProblem>], any Error> in
+            let range = ordered.count * part / parts..<ordered.count * (part + 1) / parts
+            var fromPacks = [[UInt8]?](repeating: nil, count: range.count)
+            if let packs, let inflater = try? Inflater() {
+                for index in range {
+                    if let object = try? packs.object(ordered[index].id, maximumSize: maximumSize, inflater: inflater), object.kind == .blob {
+                        fromPacks[index - range.lowerBound] = object.bytes
                     }
                 }
-                let blobs: [Result<[UInt8], StoreError>]
-                let complete = fromPacks.compactMap { $0 }
-                if complete.count == range.count {
-                    blobs = complete.map { .success($0) }
-                } else {
-                    do {
-                        blobs = try engine.read { session in
-                            range.map { index in
-                                fromPacks[index - range.lowerBound].map { .success($0) } ?? Result { () throws(StoreError) in
-                                    try session.readBlob(batch[index].id, path: batch[index].path)
-                                }
+            }
+            let blobs: [Result<[UInt8], StoreError>]
+            let complete = fromPacks.compactMap { $0 }
+            if complete.count == range.count {
+                blobs = complete.map { .success($0) }
+            } else {
+                do {
+                    blobs = try engine.read { session in
+                        range.map { index in
+                            fromPacks[index - range.lowerBound].map { .success($0) } ?? Result { () throws(StoreError) in
+                                try session.readBlob(ordered[index].id, path: ordered[index].path)
                             }
                         }
-                    } catch {
-                        return .failure(error)
                     }
+                } catch {
+                    return .failure(error)
                 }
-                var made: [Result<Made, RecordProblem>] = []
-                made.reserveCapacity(range.count)
-                for index in range {
-                    switch layout.listed(blobs[index - range.lowerBound], path: batch[index].path, origin: origin, pathChecked: pathsChecked) {
-                    case .success(let record): made.append(.success(making(batch[index], record)))
-                    case .failure(let problem): made.append(.failure(problem))
-                    }
-                }
-                return .success(made)
             }
-        }
-        var current = start(first)
-        defer { current.abandon() }
-        for (number, batch) in batches.enumerated() {
-            try StoreThread.checkCancellation()
-            let parts = try current.results().map { try $0.get() }
-            if number + 1 < batches.count { current = start(batches[number + 1]) }
-            var position = 0
-            for part in parts {
-                for index in part.indices {
-                    try body(batch[position], part[index])
-                    position += 1
+            var made: [Result<Made, RecordProblem>] = []
+            made.reserveCapacity(range.count)
+            for index in range {
+                switch layout.listed(blobs[index - range.lowerBound], path: ordered[index].path, origin: origin, pathChecked: pathsChecked) {
+                case .success(let record): made.append(.success(making(ordered[index], record)))
+                case .failure(let problem): made.append(.failure(problem))
                 }
+            }
+            return .success(made)
+        }
+        defer { work.abandon() }
+        var position = 0
+        for part in 0..<parts {
+            try StoreThread.checkCancellation()
+            let made = try work.take(part).get()
+            for index in made.indices {
+                try body(ordered[position], made[index])
+                position += 1
             }
         }
     }

@@ -1,58 +1,109 @@
 import Dispatch
 import Foundation
-import ForkStoreLocks
-import Synchronization
 
-/// Work cut into parts that any thread may take: pool threads start on it at once, and the
-/// caller takes up what is left when it is free, then waits only for parts already running.
-/// A caller never waits for a pool thread that other work may hold: a part no pool thread has
-/// started, it does itself.
+/// Work cut into parts that any thread may take, whose results the caller takes in order: pool
+/// threads start on it at once, and the caller, when the part it wants is not done, does a part
+/// no thread has started rather than wait. It waits only when every part it could do is
+/// running. A caller never waits for a pool thread that other work may hold: a part no pool
+/// thread has started, it does itself.
 ///
-/// A listing decodes its next batch this way while its caller hands the current one out.
-final class WorkInParts<Part: Sendable>: Sendable {
+/// A listing decodes its records this way while its caller hands out those decoded: with a
+/// `window`, threads work at most that many parts ahead of the one the caller last took, so
+/// memory stays bounded however many parts there are, and no thread waits at the end of a
+/// batch for the others (as a listing's helpers did when it went batch by batch).
+///
+/// `@unchecked Sendable`: everything that changes is guarded by `condition`.
+final class WorkInParts<Part: Sendable>: @unchecked Sendable {
     private let count: Int
+    private let helpers: Int
+    private let window: Int
+    private let onOwnThreads: Bool
     private let work: @Sendable (Int) -> Part
-    private let next = Atomic<Int>(0)
-    private let done: Locked<[Part?]>
-    /// Signalled once per part done.
-    private let finished = DispatchSemaphore(value: 0)
+    /// Guards everything below; the caller waits on it for a part a thread is doing.
+    private let condition = NSCondition()
+    /// The first part no thread has started.
+    private var next = 0
+    /// The part the caller takes next: threads start parts up to `window` past it.
+    private var taking = 0
+    /// Helpers at work.
+    private var running = 0
+    /// Parts done and not yet taken.
+    private var done: [Int: Part] = [:]
+    private var finished = 0
 
     /// Starts `parts` parts of `work` on up to `helpers` pool threads, or threads of their
-    /// own for work that waits on something else (a fetch) rather than holding a pool thread.
-    init(parts: Int, helpers: Int, onOwnThreads: Bool = false, _ work: @escaping @Sendable (Int) -> Part) {
-        (count, self.work) = (parts, work)
-        done = Locked(Array(repeating: nil, count: parts))
-        for _ in 0..<min(helpers, parts) {
+    /// own for work that waits on something else (a fetch) rather than holding a pool thread;
+    /// at most `window` parts ahead of the caller (all of them when nil).
+    init(parts: Int, helpers: Int, window: Int? = nil, onOwnThreads: Bool = false, _ work: @escaping @Sendable (Int) -> Part) {
+        (count, self.helpers, self.window, self.onOwnThreads, self.work) = (parts, helpers, max(1, window ?? parts), onOwnThreads, work)
+        condition.withLock { startHelpers() }
+    }
+
+    /// Starts helpers while fewer than `helpers` are at work and parts within the window wait.
+    /// With `condition` held.
+    private func startHelpers() {
+        let waiting = min(count, taking + window) - next
+        while running < min(helpers, waiting) {
+            running += 1
             if onOwnThreads {
-                Thread.detachNewThread { self.takeParts() }
+                Thread.detachNewThread { self.help() }
             } else {
-                DispatchQueue.global().async { self.takeParts() }
+                DispatchQueue.global().async { self.help() }
             }
         }
     }
 
-    private func takeParts() {
-        while true {
-            let part = next.wrappingAdd(1, ordering: .relaxed).oldValue
-            guard part < count else { return }
+    /// Does parts within the window until there are none.
+    private func help() {
+        condition.lock()
+        defer { condition.unlock() }
+        while next < min(count, taking + window) {
+            let part = next
+            next += 1
+            condition.unlock()
             let result = work(part)
-            done.withLock { $0[part] = result }
-            finished.signal()
+            condition.lock()
+            done[part] = result
+            finished += 1
+            condition.signal()
+        }
+        running -= 1
+    }
+
+    /// Whether every part is done: taking them then waits for nothing.
+    var isDone: Bool { condition.withLock { finished == count } }
+
+    /// The result of `part`: parts are taken in order, 0 first, each once. While a thread is
+    /// doing it, the caller does the next part no thread has started, or else waits.
+    func take(_ part: Int) -> Part {
+        condition.lock()
+        defer { condition.unlock() }
+        taking = part
+        startHelpers()
+        while true {
+            if let result = done.removeValue(forKey: part) { return result }
+            guard next < min(count, part + window) else {
+                condition.wait()
+                continue
+            }
+            let mine = next
+            next += 1
+            condition.unlock()
+            let result = work(mine)
+            condition.lock()
+            finished += 1
+            if mine == part { return result }
+            done[mine] = result
         }
     }
 
-    /// Whether every part is done: ``results()`` then waits for nothing.
-    var isDone: Bool { done.withLock { $0.allSatisfy { $0 != nil } } }
-
-    /// Every part's result, in order: the parts no thread has started are done on this one.
+    /// Every part's result, in order (see ``take(_:)``).
     func results() -> [Part] {
-        takeParts()
-        for _ in 0..<count { finished.wait() }
-        return done.withLock { $0.compactMap { $0 } }
+        (0..<count).map { take($0) }
     }
 
     /// Leaves the parts no thread has started undone (the caller stopped wanting them).
     func abandon() {
-        next.store(count, ordering: .relaxed)
+        condition.withLock { next = count }
     }
 }
