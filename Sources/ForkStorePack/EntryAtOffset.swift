@@ -19,23 +19,27 @@ struct EntryAtOffset {
 
     /// The entry at `offset` of `pack` (a whole pack file's bytes).
     init(at offset: Int, in pack: Data) throws(PackError) {
+        self = try pack.withBytes { (bytes) throws(PackError) in try EntryAtOffset(at: offset, in: bytes) }
+    }
+
+    /// The entry at `offset` of `pack` (a whole pack file's bytes).
+    init(at offset: Int, in pack: UnsafeRawBufferPointer) throws(PackError) {
         guard offset >= 12, offset < pack.count - 20 else { throw .damaged(nil, "an entry lies outside its pack") }
-        (header, base, data) = try pack.withBytes { (bytes) throws(PackError) in
-            let entry = UnsafeRawBufferPointer(rebasing: bytes[offset..<bytes.count - 20])
-            let (header, length) = try EntryHeader.decode(entry)
-            switch header.type {
-            case .offsetDelta:
-                let (distance, distanceLength) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: entry[length...]))
-                guard distance > 0, distance <= offset - 12 else { throw .damaged(nil, "a delta names no entry before it as its base") }
-                return (header, .offset(offset - distance), offset + length + distanceLength)
-            case .referenceDelta:
-                guard let id = ObjectID(copying: UnsafeRawBufferPointer(rebasing: entry[length...].prefix(20))) else {
-                    throw .damaged(nil, "a delta is cut short")
-                }
-                return (header, .id(id), offset + length + 20)
-            default:
-                return (header, nil, offset + length)
+        let entry = UnsafeRawBufferPointer(rebasing: pack[offset..<pack.count - 20])
+        let length: Int
+        (header, length) = try EntryHeader.decode(entry)
+        switch header.type {
+        case .offsetDelta:
+            let (distance, distanceLength) = try OffsetDistance.decode(UnsafeRawBufferPointer(rebasing: entry[length...]))
+            guard distance > 0, distance <= offset - 12 else { throw .damaged(nil, "a delta names no entry before it as its base") }
+            (base, data) = (.offset(offset - distance), offset + length + distanceLength)
+        case .referenceDelta:
+            guard let id = ObjectID(copying: UnsafeRawBufferPointer(rebasing: entry[length...].prefix(20))) else {
+                throw .damaged(nil, "a delta is cut short")
             }
+            (base, data) = (.id(id), offset + length + 20)
+        default:
+            (base, data) = (nil, offset + length)
         }
         guard data <= pack.count - 20 else { throw .damaged(nil, "an entry is cut short") }
     }

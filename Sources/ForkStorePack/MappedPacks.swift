@@ -13,7 +13,7 @@ import ForkStoreLocks
 /// may have touched that much of them (a file mapping loses nothing: a later read maps a page
 /// again), so memory stays bounded however large the packs.
 package final class MappedPacks: Sendable {
-    private let packs: [(index: PackIndex, data: Data, path: String)]
+    private let packs: [(index: PackIndex, data: PinnedBytes, path: String)]
     /// Nil when the packs fit in the budget whole.
     private let residentBudget: Int?
     /// What reads may have touched since the pages were last given back, and how often they were.
@@ -23,12 +23,12 @@ package final class MappedPacks: Sendable {
     /// its objects are not found here.
     package init(_ packs: [PackFile], residentBudget: Int = 64 << 20) {
         self.packs = packs.compactMap { pack in
-            guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? MappedFile.map(pack.base + ".pack"),
-                data.count >= 32
+            guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? PinnedBytes(mapping: pack.base + ".pack"),
+                data.bytes.count >= 32
             else { return nil }
             return (index, data, pack.base + ".pack")
         }
-        self.residentBudget = self.packs.reduce(0) { $0 + $1.data.count } > residentBudget ? residentBudget : nil
+        self.residentBudget = self.packs.reduce(0) { $0 + $1.data.bytes.count } > residentBudget ? residentBudget : nil
     }
 
     /// The object `id`, its deltas applied; nil when no pack holds it, or a base of its
@@ -52,7 +52,7 @@ package final class MappedPacks: Sendable {
             let pack = packs[location.pack]
             let entry: EntryAtOffset
             do {
-                entry = try EntryAtOffset(at: location.offset, in: pack.data)
+                entry = try EntryAtOffset(at: location.offset, in: pack.data.bytes)
             } catch {
                 throw PackError(error.code, path: pack.path, "at \(location.offset): \(error.message)")
             }
@@ -86,8 +86,8 @@ package final class MappedPacks: Sendable {
 
     /// The pack holding `id` and where its entry starts.
     private func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
-        for (number, pack) in packs.enumerated() {
-            if let offset = pack.index.offset(of: id) { return (number, offset) }
+        for number in packs.indices {
+            if let offset = packs[number].index.offset(of: id) { return (number, offset) }
         }
         return nil
     }
@@ -96,14 +96,12 @@ package final class MappedPacks: Sendable {
     package var releases: Int { reading.withLock { $0.releases } }
 
     private func inflate(_ entry: EntryAtOffset, in pack: Int, inflater: Inflater) throws(PackError) -> [UInt8] {
-        let (data, path) = (packs[pack].data, packs[pack].path)
+        let packed = packs[pack].data.bytes
         let (bytes, consumed): ([UInt8], Int)
         do {
-            (bytes, consumed) = try data.withBytes { (bytes) throws(PackError) in
-                try inflater.inflate(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), size: entry.header.size)
-            }
+            (bytes, consumed) = try inflater.inflate(UnsafeRawBufferPointer(rebasing: packed[entry.data..<packed.count - 20]), size: entry.header.size)
         } catch {
-            throw PackError(error.code, path: path, "at \(entry.data): \(error.message)")
+            throw PackError(error.code, path: packs[pack].path, "at \(entry.data): \(error.message)")
         }
         guard let residentBudget else { return bytes }
         // A read may touch a page more than its bytes: one of 200 bytes, a page of 4 KB.
@@ -114,7 +112,7 @@ package final class MappedPacks: Sendable {
             return true
         }
         // Other threads may be reading these pages: they map them again from the file.
-        if release { for pack in packs { MappedFile.release(pack.data, from: 0, to: pack.data.count) } }
+        if release { for pack in packs { MappedFile.release(pack.data.bytes, from: 0, to: pack.data.bytes.count) } }
         return bytes
     }
 }

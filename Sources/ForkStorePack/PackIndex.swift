@@ -1,3 +1,4 @@
+internal import Crypto
 import Foundation
 
 /// A version-2 pack index, read where it lies in the file (mapped, not copied): the fan-out
@@ -21,7 +22,8 @@ package struct PackIndex: Sendable {
     static let magic: [UInt8] = [0xFF, 0x74, 0x4F, 0x63, 0, 0, 0, 2]
     static let idsStart = 8 + 256 * 4
 
-    private let data: Data
+    /// The index's bytes, mapped where it lies (or copied, for one held in memory).
+    private let storage: PinnedBytes
     package let path: String
     /// How many objects the pack holds.
     package let count: Int
@@ -29,29 +31,31 @@ package struct PackIndex: Sendable {
 
     /// Opens the index at `path`.
     package init(path: String) throws(PackError) {
-        try self.init(data: MappedFile.map(path), path: path)
+        try self.init(storage: PinnedBytes(mapping: path), path: path)
     }
 
     /// Reads an index held in memory; `path` names it in errors.
     package init(data: Data, path: String) throws(PackError) {
-        guard data.count >= Self.idsStart + 40, data.prefix(8).elementsEqual(Self.magic) else {
+        try self.init(storage: PinnedBytes(copying: data), path: path)
+    }
+
+    private init(storage: PinnedBytes, path: String) throws(PackError) {
+        let raw = storage.bytes
+        guard raw.count >= Self.idsStart + 40, raw.prefix(8).elementsEqual(Self.magic) else {
             throw .damaged(path, "not a version-2 pack index")
         }
         var previous = 0
-        var count = 0
-        try data.withBytes { (raw) throws(PackError) in
-            for slot in 0..<256 {
-                let value = Self.integer(raw, at: 8 + slot * 4)
-                guard value >= previous else { throw .damaged(path, "its fan-out table decreases") }
-                previous = value
-            }
-            count = previous
+        for slot in 0..<256 {
+            let value = Self.integer(raw, at: 8 + slot * 4)
+            guard value >= previous else { throw .damaged(path, "its fan-out table decreases") }
+            previous = value
         }
+        let count = previous
         let fixed = Self.idsStart + count * 28 + 40
-        guard data.count >= fixed, (data.count - fixed) % 8 == 0 else {
+        guard raw.count >= fixed, (raw.count - fixed) % 8 == 0 else {
             throw .damaged(path, "its size does not fit its \(count) entries")
         }
-        (self.data, self.path, self.count, largeOffsets) = (data, path, count, (data.count - fixed) / 8)
+        (self.storage, self.path, self.count, largeOffsets) = (storage, path, count, (raw.count - fixed) / 8)
     }
 
     /// The object count of a version-2 pack index (the last entry of its fan-out table),
@@ -74,55 +78,50 @@ package struct PackIndex: Sendable {
 
     /// The id of the `number`th entry in id order.
     package func id(at number: Int) -> ObjectID {
-        data.withUnsafeBytes { raw in
-            ObjectID(copying: UnsafeRawBufferPointer(rebasing: raw[Self.idsStart + number * 20..<Self.idsStart + number * 20 + 20]))
-        } ?? .zero
+        ObjectID(copying: UnsafeRawBufferPointer(rebasing: storage.bytes[Self.idsStart + number * 20..<Self.idsStart + number * 20 + 20])) ?? .zero
     }
 
     /// The `number`th entry in id order.
     package func entry(at number: Int) throws(PackError) -> Entry {
-        try data.withBytes { (raw) throws(PackError) in
-            var offset = Self.integer(raw, at: offsetsStart + number * 4)
-            if offset & 0x8000_0000 != 0 {
-                let slot = offset & 0x7FFF_FFFF
-                guard slot < largeOffsets else { throw .damaged(path, "a large offset points outside it") }
-                let position = largeStart + slot * 8
-                offset = Self.integer(raw, at: position) << 32 | Self.integer(raw, at: position + 4)
-                guard offset >= 0x8000_0000 else { throw .damaged(path, "a large offset is below 2 GB") }
-            }
-            return Entry(id: id(at: number), offset: offset, crc: UInt32(Self.integer(raw, at: crcsStart + number * 4)))
+        let raw = storage.bytes
+        var offset = Self.integer(raw, at: offsetsStart + number * 4)
+        if offset & 0x8000_0000 != 0 {
+            let slot = offset & 0x7FFF_FFFF
+            guard slot < largeOffsets else { throw .damaged(path, "a large offset points outside it") }
+            let position = largeStart + slot * 8
+            offset = Self.integer(raw, at: position) << 32 | Self.integer(raw, at: position + 4)
+            guard offset >= 0x8000_0000 else { throw .damaged(path, "a large offset is below 2 GB") }
         }
+        return Entry(id: id(at: number), offset: offset, crc: UInt32(Self.integer(raw, at: crcsStart + number * 4)))
     }
 
     /// Where `id`'s entry starts in the pack, or nil when the pack does not hold it (or its
     /// large offset points outside the index).
     package func offset(of id: ObjectID) -> Int? {
         guard let number = number(of: id) else { return nil }
-        return data.withUnsafeBytes { raw -> Int? in
-            let offset = Self.integer(raw, at: offsetsStart + number * 4)
-            guard offset & 0x8000_0000 != 0 else { return offset }
-            let slot = offset & 0x7FFF_FFFF
-            guard slot < largeOffsets else { return nil }
-            return Self.integer(raw, at: largeStart + slot * 8) << 32 | Self.integer(raw, at: largeStart + slot * 8 + 4)
-        }
+        let raw = storage.bytes
+        let offset = Self.integer(raw, at: offsetsStart + number * 4)
+        guard offset & 0x8000_0000 != 0 else { return offset }
+        let slot = offset & 0x7FFF_FFFF
+        guard slot < largeOffsets else { return nil }
+        return Self.integer(raw, at: largeStart + slot * 8) << 32 | Self.integer(raw, at: largeStart + slot * 8 + 4)
     }
 
     /// The position of `id` in id order, or nil when the pack does not hold it.
     package func number(of id: ObjectID) -> Int? {
-        withUnsafeBytes(of: id.bytes) { wanted in
-            data.withUnsafeBytes { raw -> Int? in
-                guard let base = raw.baseAddress, let wanted = wanted.baseAddress else { return nil }
-                let first = Int(id.firstByte)
-                var low = first == 0 ? 0 : Self.integer(raw, at: 8 + (first - 1) * 4)
-                var high = Self.integer(raw, at: 8 + first * 4)
-                while low < high {
-                    let middle = (low + high) / 2
-                    let order = memcmp(base + Self.idsStart + middle * 20, wanted, 20)
-                    if order == 0 { return middle }
-                    if order < 0 { low = middle + 1 } else { high = middle }
-                }
-                return nil
+        withUnsafeBytes(of: id.bytes) { wanted -> Int? in
+            let raw = storage.bytes
+            guard let base = raw.baseAddress, let wanted = wanted.baseAddress else { return nil }
+            let first = Int(id.firstByte)
+            var low = first == 0 ? 0 : Self.integer(raw, at: 8 + (first - 1) * 4)
+            var high = Self.integer(raw, at: 8 + first * 4)
+            while low < high {
+                let middle = (low + high) / 2
+                let order = memcmp(base + Self.idsStart + middle * 20, wanted, 20)
+                if order == 0 { return middle }
+                if order < 0 { low = middle + 1 } else { high = middle }
             }
+            return nil
         }
     }
 
@@ -132,14 +131,13 @@ package struct PackIndex: Sendable {
     package func entriesInPackOrder() throws(PackError) -> [Entry] {
         var entries: [Entry] = []
         entries.reserveCapacity(count)
-        try data.withBytes { (raw) throws(PackError) in
-            var bucket = 0
-            for number in 0..<count {
-                while Self.integer(raw, at: 8 + bucket * 4) <= number { bucket += 1 }
-                let id = raw.baseAddress.map { $0 + Self.idsStart + number * 20 }
-                guard let id, Int(id.load(as: UInt8.self)) == bucket, number == 0 || memcmp(id - 20, id, 20) < 0 else {
-                    throw .damaged(path, "its object ids are not in order")
-                }
+        let raw = storage.bytes
+        var bucket = 0
+        for number in 0..<count {
+            while Self.integer(raw, at: 8 + bucket * 4) <= number { bucket += 1 }
+            let id = raw.baseAddress.map { $0 + Self.idsStart + number * 20 }
+            guard let id, Int(id.load(as: UInt8.self)) == bucket, number == 0 || memcmp(id - 20, id, 20) < 0 else {
+                throw .damaged(path, "its object ids are not in order")
             }
         }
         for number in 0..<count { entries.append(try entry(at: number)) }
@@ -151,13 +149,13 @@ package struct PackIndex: Sendable {
     }
 
     /// The checksum of the pack this index describes (the pack's last 20 bytes).
-    package var packChecksum: [UInt8] { Array(data[data.endIndex - 40..<data.endIndex - 20]) }
+    package var packChecksum: [UInt8] { Array(storage.bytes[storage.bytes.count - 40..<storage.bytes.count - 20]) }
 
     /// The index's own checksum (its last 20 bytes): the SHA-1 of everything before it.
-    package var checksum: [UInt8] { Array(data[data.endIndex - 20..<data.endIndex]) }
+    package var checksum: [UInt8] { Array(storage.bytes.suffix(20)) }
 
-    /// The bytes the index's own checksum covers.
-    var checkedBytes: Data { data[data.startIndex..<data.endIndex - 20] }
+    /// The SHA-1 of the bytes the index's own checksum covers.
+    var checkedBytesHash: [UInt8] { Array(Insecure.SHA1.hash(data: UnsafeRawBufferPointer(rebasing: storage.bytes.dropLast(20)))) }
 }
 
 extension [PackIndex.Entry] {

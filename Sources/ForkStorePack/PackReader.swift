@@ -63,7 +63,7 @@ package struct PackReader: @unchecked Sendable {
         guard checksum == index.packChecksum else {
             throw .damaged(path, "its index was made for another pack")
         }
-        guard Array(Insecure.SHA1.hash(data: index.checkedBytes)) == index.checksum else {
+        guard index.checkedBytesHash == index.checksum else {
             throw .damaged(index.path, "its checksum does not match its bytes")
         }
         try readObjects(hashingPack: checksum) { _, _ in }
