@@ -15,6 +15,7 @@ extension FuzzTarget {
             check(false, "canonical form of \(shown(bytes)) does not parse: \(error)")
             return
         }
+        check(value.hasSortedDistinctKeys, "members of \(shown(bytes)) are not sorted by their keys' bytes, or not distinct")
         check(reparsed == value, "canonical form of \(shown(bytes)) parses to another value")
         check(CanonicalJSON.serialize(reparsed) == canonical, "canonical form of \(shown(bytes)) is not a fixed point")
         // Numbers are exact decimals here, up to 10^309; JSONSerialization refuses a document
@@ -27,6 +28,18 @@ extension FuzzTarget {
 }
 
 extension JSONValue {
+    /// Whether every object in it has its members in strictly increasing order of their keys'
+    /// UTF-8 bytes, as the parser promises (checked here on the keys themselves).
+    var hasSortedDistinctKeys: Bool {
+        switch self {
+        case .object(let members):
+            zip(members, members.dropFirst()).allSatisfy { Array($0.key.utf8).lexicographicallyPrecedes(Array($1.key.utf8)) }
+                && members.allSatisfy(\.value.hasSortedDistinctKeys)
+        case .array(let elements): elements.allSatisfy(\.hasSortedDistinctKeys)
+        default: true
+        }
+    }
+
     /// Whether a number in it is too large for a finite Double.
     var holdsNumberBeyondDouble: Bool {
         switch self {

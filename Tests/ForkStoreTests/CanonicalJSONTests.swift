@@ -27,6 +27,30 @@ struct CanonicalJSONTests {
             """)
     }
 
+    /// Members come out sorted by the bytes of their keys and distinct, whatever order the
+    /// text gives them in and however a key is written (the parser takes keys already in
+    /// order, with no escape, as they are).
+    @Test(arguments: [
+        (#"{"a":1,"b":2}"#, ["a", "b"]), (#"{"b":1,"a":2}"#, ["a", "b"]), (#"{"ab":1,"a":2}"#, ["a", "ab"]),
+        (#"{"\u0062":1,"a":2}"#, ["a", "b"]), (#"{"a":1,"b\n":2,"b":3}"#, ["a", "b", "b\n"]),
+        (#"{"é":1,"z":2}"#, ["z", "é"]), (#"{"z":1,"é":2}"#, ["z", "é"]), (#"{"A":1,"a":{"b":2,"a":3}}"#, ["A", "a"]),
+    ])
+    func membersAreSortedByTheirKeysBytes(_ text: String, _ keys: [String]) throws {
+        let value = try JSONValue(parsing: Array(text.utf8))
+        guard case .object(let members) = value else {
+            Issue.record("\(text) is not an object")
+            return
+        }
+        #expect(members.map(\.key) == keys)
+        if case .object(let inner)? = value["a"] { #expect(inner.map(\.key) == ["a", "b"]) }
+    }
+
+    @Test(arguments: [#"{"a":1,"a":2}"#, #"{"a":1,"\u0061":2}"#, #"{"\u0061":1,"a":2}"#, #"{"b":1,"a":2,"b":3}"#])
+    func aKeyTwiceIsRefusedHoweverItIsWritten(_ text: String) {
+        let error = #expect(throws: CanonicalJSONError.self) { try JSONValue(parsing: Array(text.utf8)) }
+        #expect(error?.reason == "duplicate key in object")
+    }
+
     @Test(arguments: [
         ("0", "0"), ("-0", "0"), ("12345678901234567890123", "12345678901234567890123"), ("1.0", "1"),
         ("1.5", "1.5"), ("1e3", "1000"), ("-2.50", "-2.5"), ("0.1", "0.1"), ("1e-5", "0.00001"), ("1e-7", "1e-7"),

@@ -92,10 +92,23 @@ struct JSONParser {
             position += 1
             return .object(members)
         }
+        members.reserveCapacity(8)
+        // Whether every key so far was written without escapes, each after the one before in
+        // byte order: then the members are sorted and distinct as they are (canonical JSON
+        // always is), known from the bytes read, with no comparison of the keys made.
+        var sorted = true
+        var previousKey: Range<Int>?
         while true {
             skipWhitespace()
             guard current == UInt8(ascii: "\"") else { throw failure("expected a string key in object") }
+            let keyStart = position + 1
             let key = try parseString()
+            if sorted {
+                let keyBytes = keyStart..<position - 1
+                sorted = bytes[keyBytes].count == key.utf8.count
+                    && previousKey.map { bytes[$0].lexicographicallyPrecedes(bytes[keyBytes]) } ?? true
+                previousKey = keyBytes
+            }
             skipWhitespace()
             guard current == UInt8(ascii: ":") else { throw failure("expected ':' after object key") }
             position += 1
@@ -106,6 +119,7 @@ struct JSONParser {
             case UInt8(ascii: ","): position += 1
             case UInt8(ascii: "}"):
                 position += 1
+                if sorted { return .object(members) }
                 guard let object = JSONValue.object(unsorted: members) else {
                     throw CanonicalJSONError(offset: start, reason: "duplicate key in object")
                 }
