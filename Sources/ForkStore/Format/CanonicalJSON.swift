@@ -90,6 +90,15 @@ package enum CanonicalJSON {
         output.append(UInt8(ascii: "\""))
     }
 
+    /// Whether a JSON number literal with no exponent is in its one form already (but for
+    /// `-0`, whose form is `0`): most numbers are. An integer is, up to 309 digits (JSON has no
+    /// leading zeros); so is a decimal like 817370715.8577762 (a date): a whole part that is
+    /// not 0 and at most 21 digits, a fraction not ending in 0.
+    static func isCanonical(wholeDigits: Int, startsWithZero: Bool, lastDigit: UInt8, hasFraction: Bool) -> Bool {
+        guard hasFraction else { return (1...309).contains(wholeDigits) }
+        return !startsWithZero && (1...21).contains(wholeDigits) && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(lastDigit)
+    }
+
     /// The canonical literal of a JSON number literal (Schema/FORMAT.md 4): a number is the
     /// exact decimal it writes, never rounded through a double. A whole number is written as
     /// its digits; any other value in ECMAScript's `Number::toString` layout (RFC 8785) of its
@@ -99,21 +108,15 @@ package enum CanonicalJSON {
         var utf8 = Substring(literal).utf8[...]
         let negative = utf8.first == UInt8(ascii: "-")
         if negative { utf8 = utf8.dropFirst() }
-        // Most numbers are integers already in their one form (JSON has no leading zeros).
-        if utf8.count <= 309, !utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 | 0x20 == UInt8(ascii: "e") }) {
-            return literal == "-0" ? "0" : literal
-        }
-        // So are decimals like 817370715.8577762 (a date): no exponent, a whole part that is
-        // not 0 and at most 21 digits, a fraction not ending in 0.
-        if let point = utf8.firstIndex(of: UInt8(ascii: ".")), point != utf8.startIndex, utf8.first != UInt8(ascii: "0"),
-            utf8.distance(from: utf8.startIndex, to: point) <= 21, utf8.last != UInt8(ascii: "0"), utf8.last != UInt8(ascii: "."),
-            !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") })
+        let point = utf8.firstIndex(of: UInt8(ascii: "."))
+        if let last = utf8.last, !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }), isCanonical(
+            wholeDigits: utf8.distance(from: utf8.startIndex, to: point ?? utf8.endIndex),
+            startsWithZero: utf8.first == UInt8(ascii: "0"), lastDigit: last, hasFraction: point != nil)
         {
-            return literal
+            return literal == "-0" ? "0" : literal
         }
         let exponentStart = utf8.firstIndex { $0 | 0x20 == UInt8(ascii: "e") }
         let mantissa = utf8[..<(exponentStart ?? utf8.endIndex)]
-        let point = mantissa.firstIndex(of: UInt8(ascii: "."))
         let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? mantissa[mantissa.endIndex...]
         var digits = Array(mantissa[..<(point ?? mantissa.endIndex)]) + Array(fraction)
         var exponent = -fraction.count

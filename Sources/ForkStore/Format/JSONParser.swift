@@ -133,21 +133,33 @@ struct JSONParser {
         let start = position
         if current == UInt8(ascii: "-") { position += 1 }
         guard let first = current, (0x30...0x39).contains(first) else { throw failure("invalid number") }
+        let wholeStart = position
         if first == UInt8(ascii: "0") {
             position += 1
         } else {
             skipDigits()
         }
+        let wholeDigits = position - wholeStart
+        var hasFraction = false, hasExponent = false
         if current == UInt8(ascii: ".") {
             position += 1
             guard try skipRequiredDigits() else { throw failure("invalid number: digits expected after '.'") }
+            hasFraction = true
         }
         if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
             position += 1
             if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { position += 1 }
             guard try skipRequiredDigits() else { throw failure("invalid number: digits expected in exponent") }
+            hasExponent = true
         }
         let literal = String(decoding: bytes[start..<position], as: UTF8.self)
+        // Most numbers are written in their one form already, as canonicalNumber's first
+        // checks find (an integer; a decimal like a date's seconds), seen here from the bytes.
+        if !hasExponent, CanonicalJSON.isCanonical(
+            wholeDigits: wholeDigits, startsWithZero: first == UInt8(ascii: "0"), lastDigit: bytes[position - 1], hasFraction: hasFraction)
+        {
+            return .number(literal == "-0" ? "0" : literal)
+        }
         guard let canonical = CanonicalJSON.canonicalNumber(literal) else {
             throw CanonicalJSONError(offset: start, reason: "number out of range")
         }
