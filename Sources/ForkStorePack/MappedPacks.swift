@@ -42,21 +42,22 @@ package final class MappedPacks: Sendable {
         var deltas: [(pack: Int, entry: EntryAtOffset)] = []
         var object: PackReader.Object
         var cost = 0
-        func admit(_ size: Int, in path: String) throws(PackError) {
+        // Packs are named by number, and their paths looked up only for an error: a copy of a
+        // pack's entry here took four references and gave them back, for every object read.
+        func admit(_ size: Int, in pack: Int) throws(PackError) {
             cost += size
             guard size <= maximumSize, cost <= DeltaChains.costPerObjectLimit * maximumSize else {
-                throw PackError(.tooLarge, path: path, "\(id.hex) takes \(size) bytes to read (\(cost) along its deltas), over the limit of \(maximumSize)")
+                throw PackError(.tooLarge, path: packs[pack].path, "\(id.hex) takes \(size) bytes to read (\(cost) along its deltas), over the limit of \(maximumSize)")
             }
         }
         while true {
-            let pack = packs[location.pack]
             let entry: EntryAtOffset
             do {
-                entry = try EntryAtOffset(at: location.offset, in: pack.data.bytes)
+                entry = try EntryAtOffset(at: location.offset, in: packs[location.pack].data.bytes)
             } catch {
-                throw PackError(error.code, path: pack.path, "at \(location.offset): \(error.message)")
+                throw PackError(error.code, path: packs[location.pack].path, "at \(location.offset): \(error.message)")
             }
-            try admit(entry.header.size, in: pack.path)
+            try admit(entry.header.size, in: location.pack)
             if let kind = entry.header.type.kind {
                 object = PackReader.Object(kind: kind, bytes: try inflate(entry, in: location.pack, inflater: inflater))
                 break
@@ -64,14 +65,14 @@ package final class MappedPacks: Sendable {
             deltas.append((location.pack, entry))
             // Offset deltas only point back; reference deltas could make a loop.
             guard deltas.count <= DeltaChains.maximumDepth else {
-                throw .damaged(pack.path, "\(id.hex) is stored as more than \(DeltaChains.maximumDepth) deltas")
+                throw .damaged(packs[location.pack].path, "\(id.hex) is stored as more than \(DeltaChains.maximumDepth) deltas")
             }
             switch entry.base {
             case .offset(let base)?: location = (location.pack, base)
             case .id(let base)?:
                 guard let found = self.location(of: base) else { return nil }
                 location = found
-            case nil: throw .damaged(pack.path, "the entry at \(location.offset) is neither an object nor a delta")
+            case nil: throw .damaged(packs[location.pack].path, "the entry at \(location.offset) is neither an object nor a delta")
             }
         }
         for (pack, entry) in deltas.reversed() {
@@ -79,7 +80,7 @@ package final class MappedPacks: Sendable {
             object.bytes = try delta.withBytes { (delta) throws(PackError) in
                 try object.bytes.withBytes { (base) throws(PackError) in try Delta.apply(delta, to: base, maximumSize: maximumSize) }
             }
-            try admit(object.bytes.count, in: packs[pack].path)
+            try admit(object.bytes.count, in: pack)
         }
         return object
     }
