@@ -5,7 +5,8 @@ import Glibc
 import Darwin
 #endif
 
-/// A file mapped read-only into memory, as `Data` that unmaps it when the last copy goes.
+/// A file mapped read-only into memory: as `Data` that unmaps it when the last copy goes, or
+/// held as ``PinnedBytes``.
 ///
 /// Every pack and index the pack format reads comes through here. Mapped here rather than
 /// through `Data(contentsOf:options: .alwaysMapped)`, which may copy a file instead: ``PackReader`` gives the pages it has read back to the system
@@ -61,7 +62,8 @@ enum MappedFile {
 ///
 /// `@unchecked Sendable`: the bytes are never written through it, and live as long as it does.
 package final class PinnedBytes: @unchecked Sendable {
-    /// The bytes, valid for this object's life.
+    /// The bytes, valid for this object's life only: read them through an owner that keeps it
+    /// (a pack index, the mapped packs), never from a `PinnedBytes` made for the read.
     package let bytes: UnsafeRawBufferPointer
     private let isMapped: Bool
 

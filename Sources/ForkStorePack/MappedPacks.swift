@@ -13,7 +13,7 @@ import ForkStoreLocks
 /// may have touched that much of them (a file mapping loses nothing: a later read maps a page
 /// again), so memory stays bounded however large the packs.
 package final class MappedPacks: Sendable {
-    private let packs: [(index: PackIndex, data: PinnedBytes, path: String)]
+    private let packs: [(index: PackIndex, bytes: PinnedBytes, path: String)]
     /// Nil when the packs fit in the budget whole.
     private let residentBudget: Int?
     /// What reads may have touched since the pages were last given back, and how often they were.
@@ -23,12 +23,12 @@ package final class MappedPacks: Sendable {
     /// its objects are not found here.
     package init(_ packs: [PackFile], residentBudget: Int = 64 << 20) {
         self.packs = packs.compactMap { pack in
-            guard let index = try? PackIndex(path: pack.base + ".idx"), let data = try? PinnedBytes(mapping: pack.base + ".pack"),
-                data.bytes.count >= 32
+            guard let index = try? PackIndex(path: pack.base + ".idx"), let bytes = try? PinnedBytes(mapping: pack.base + ".pack"),
+                bytes.bytes.count >= 32
             else { return nil }
-            return (index, data, pack.base + ".pack")
+            return (index, bytes, pack.base + ".pack")
         }
-        self.residentBudget = self.packs.reduce(0) { $0 + $1.data.bytes.count } > residentBudget ? residentBudget : nil
+        self.residentBudget = self.packs.reduce(0) { $0 + $1.bytes.bytes.count } > residentBudget ? residentBudget : nil
     }
 
     /// The object `id`, its deltas applied; nil when no pack holds it, or a base of its
@@ -53,7 +53,7 @@ package final class MappedPacks: Sendable {
         while true {
             let entry: EntryAtOffset
             do {
-                entry = try EntryAtOffset(at: location.offset, in: packs[location.pack].data.bytes)
+                entry = try EntryAtOffset(at: location.offset, in: packs[location.pack].bytes.bytes)
             } catch {
                 throw PackError(error.code, path: packs[location.pack].path, "at \(location.offset): \(error.message)")
             }
@@ -97,7 +97,7 @@ package final class MappedPacks: Sendable {
     package var releases: Int { reading.withLock { $0.releases } }
 
     private func inflate(_ entry: EntryAtOffset, in pack: Int, inflater: Inflater) throws(PackError) -> [UInt8] {
-        let packed = packs[pack].data.bytes
+        let packed = packs[pack].bytes.bytes
         let (bytes, consumed): ([UInt8], Int)
         do {
             (bytes, consumed) = try inflater.inflate(UnsafeRawBufferPointer(rebasing: packed[entry.data..<packed.count - 20]), size: entry.header.size)
@@ -113,7 +113,7 @@ package final class MappedPacks: Sendable {
             return true
         }
         // Other threads may be reading these pages: they map them again from the file.
-        if release { for pack in packs { MappedFile.release(pack.data.bytes, from: 0, to: pack.data.bytes.count) } }
+        if release { for pack in packs { MappedFile.release(pack.bytes.bytes, from: 0, to: pack.bytes.bytes.count) } }
         return bytes
     }
 }

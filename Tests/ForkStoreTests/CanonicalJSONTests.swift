@@ -61,6 +61,7 @@ struct CanonicalJSONTests {
         ("123456789012345678901.5", "123456789012345678901.5"), ("1e308", "1" + String(repeating: "0", count: 308)),
         ("4.9e-324", "4.9e-324"), ("817370715.8577762", "817370715.8577762"), ("-10.05", "-10.05"), ("100.50", "100.5"),
         ("7.0", "7"), ("1.5E2", "150"), ("0.5", "0.5"), ("0.0000005", "5e-7"),
+        (String(repeating: "9", count: 309), String(repeating: "9", count: 309)), ("-0.5", "-0.5"), ("10.5", "10.5"),
     ])
     func numbersHaveOneForm(_ input: String, _ expected: String) throws {
         #expect(try canonical(input) == expected + "\n")
@@ -80,6 +81,7 @@ struct CanonicalJSONTests {
     @Test(arguments: [
         "", "{", "[1,]", #"{"a":1,}"#, #"{"a" 1}"#, "01", "1.", "-", "+1", "nul", "tru", #""\x""#, #""\ud800""#,
         "\"tab\there\"", #"{"a":1,"a":2}"#, "[1] 2", "NaN", "1e400", "1e309", "1e-325", "1e99999999999", #""\u12""#,
+        String(repeating: "9", count: 310), "-" + String(repeating: "1", count: 310),
     ])
     func invalidJSONIsRefused(_ text: String) {
         #expect(throws: CanonicalJSONError.self) { try CanonicalJSON.parse(Array(text.utf8)) }

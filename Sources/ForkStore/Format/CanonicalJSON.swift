@@ -90,13 +90,18 @@ package enum CanonicalJSON {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether a JSON number literal with no exponent is in its one form already (but for
-    /// `-0`, whose form is `0`): most numbers are. An integer is, up to 309 digits (JSON has no
-    /// leading zeros); so is a decimal like 817370715.8577762 (a date): a whole part that is
-    /// not 0 and at most 21 digits, a fraction not ending in 0.
-    static func isCanonical(wholeDigits: Int, startsWithZero: Bool, lastDigit: UInt8, hasFraction: Bool) -> Bool {
-        guard hasFraction else { return (1...309).contains(wholeDigits) }
-        return !startsWithZero && (1...21).contains(wholeDigits) && (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(lastDigit)
+    /// The canonical literal of a JSON number literal with no exponent that is in its one form
+    /// already, as most numbers are (but `-0`, whose form is `0`); nil for any other. An
+    /// integer is, up to 309 digits (JSON has no leading zeros); so is a decimal like
+    /// 817370715.8577762 (a date): a whole part that is not 0 and at most 21 digits, a fraction
+    /// not ending in 0. The caller says what the literal holds.
+    static func asWritten(_ literal: String, wholeDigits: Int, startsWithZero: Bool, lastDigit: UInt8, hasFraction: Bool) -> String? {
+        if hasFraction {
+            guard !startsWithZero, (1...21).contains(wholeDigits), (UInt8(ascii: "1")...UInt8(ascii: "9")).contains(lastDigit) else { return nil }
+            return literal
+        }
+        guard (1...309).contains(wholeDigits) else { return nil }
+        return literal == "-0" ? "0" : literal
     }
 
     /// The canonical literal of a JSON number literal (Schema/FORMAT.md 4): a number is the
@@ -109,11 +114,11 @@ package enum CanonicalJSON {
         let negative = utf8.first == UInt8(ascii: "-")
         if negative { utf8 = utf8.dropFirst() }
         let point = utf8.firstIndex(of: UInt8(ascii: "."))
-        if let last = utf8.last, !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }), isCanonical(
-            wholeDigits: utf8.distance(from: utf8.startIndex, to: point ?? utf8.endIndex),
+        if let last = utf8.last, !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }), let canonical = asWritten(
+            literal, wholeDigits: utf8.distance(from: utf8.startIndex, to: point ?? utf8.endIndex),
             startsWithZero: utf8.first == UInt8(ascii: "0"), lastDigit: last, hasFraction: point != nil)
         {
-            return literal == "-0" ? "0" : literal
+            return canonical
         }
         let exponentStart = utf8.firstIndex { $0 | 0x20 == UInt8(ascii: "e") }
         let mantissa = utf8[..<(exponentStart ?? utf8.endIndex)]

@@ -95,7 +95,8 @@ struct JSONParser {
         members.reserveCapacity(8)
         // Whether every key so far was written without escapes, each after the one before in
         // byte order: then the members are sorted and distinct as they are (canonical JSON
-        // always is), known from the bytes read, with no comparison of the keys made.
+        // always is), known from the bytes as they are read, with no second pass comparing
+        // the keys as Strings.
         var sorted = true
         var previousKey: Range<Int>?
         while true {
@@ -155,10 +156,11 @@ struct JSONParser {
         let literal = String(decoding: bytes[start..<position], as: UTF8.self)
         // Most numbers are written in their one form already, as canonicalNumber's first
         // checks find (an integer; a decimal like a date's seconds), seen here from the bytes.
-        if !hasExponent, CanonicalJSON.isCanonical(
-            wholeDigits: wholeDigits, startsWithZero: first == UInt8(ascii: "0"), lastDigit: bytes[position - 1], hasFraction: hasFraction)
+        if !hasExponent, let canonical = CanonicalJSON.asWritten(
+            literal, wholeDigits: wholeDigits, startsWithZero: first == UInt8(ascii: "0"), lastDigit: bytes[position - 1],
+            hasFraction: hasFraction)
         {
-            return .number(literal == "-0" ? "0" : literal)
+            return .number(canonical)
         }
         guard let canonical = CanonicalJSON.canonicalNumber(literal) else {
             throw CanonicalJSONError(offset: start, reason: "number out of range")

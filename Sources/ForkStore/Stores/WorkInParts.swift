@@ -23,8 +23,10 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
     private let condition = NSCondition()
     /// The first part no thread has started.
     private var next = 0
-    /// The part the caller takes next: threads start parts up to `window` past it.
+    /// The part the caller takes or last took: threads start parts before `taking + window`.
     private var taking = 0
+    /// Threads start no part from here on: `count`, or where the work was abandoned.
+    private var end: Int
     /// Helpers at work.
     private var running = 0
     /// Parts done and not yet taken.
@@ -36,14 +38,18 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
     /// at most `window` parts ahead of the caller (all of them when nil).
     init(parts: Int, helpers: Int, window: Int? = nil, onOwnThreads: Bool = false, _ work: @escaping @Sendable (Int) -> Part) {
         (count, self.helpers, self.window, self.onOwnThreads, self.work) = (parts, helpers, max(1, window ?? parts), onOwnThreads, work)
+        end = parts
         condition.withLock { startHelpers() }
     }
+
+    /// The first part threads may not start yet: past the window, or the end. With
+    /// `condition` held.
+    private var startable: Int { min(end, taking + window) }
 
     /// Starts helpers while fewer than `helpers` are at work and parts within the window wait.
     /// With `condition` held.
     private func startHelpers() {
-        let waiting = min(count, taking + window) - next
-        while running < min(helpers, waiting) {
+        while running < min(helpers, startable - next) {
             running += 1
             if onOwnThreads {
                 Thread.detachNewThread { self.help() }
@@ -57,7 +63,7 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
     private func help() {
         condition.lock()
         defer { condition.unlock() }
-        while next < min(count, taking + window) {
+        while next < startable {
             let part = next
             next += 1
             condition.unlock()
@@ -73,8 +79,9 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
     /// Whether every part is done: taking them then waits for nothing.
     var isDone: Bool { condition.withLock { finished == count } }
 
-    /// The result of `part`: parts are taken in order, 0 first, each once. While a thread is
-    /// doing it, the caller does the next part no thread has started, or else waits.
+    /// The result of `part`: parts are taken in order, 0 first, each once. One no thread has
+    /// started (also after ``abandon()``) is done here; while a thread is doing it, the caller
+    /// does the next part no thread has started, or else waits.
     func take(_ part: Int) -> Part {
         condition.lock()
         defer { condition.unlock() }
@@ -82,12 +89,16 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
         startHelpers()
         while true {
             if let result = done.removeValue(forKey: part) { return result }
-            guard next < min(count, part + window) else {
+            let mine: Int
+            if next <= part {
+                mine = part
+            } else if next < startable {
+                mine = next
+            } else {
                 condition.wait()
                 continue
             }
-            let mine = next
-            next += 1
+            next = mine + 1
             condition.unlock()
             let result = work(mine)
             condition.lock()
@@ -102,8 +113,8 @@ final class WorkInParts<Part: Sendable>: @unchecked Sendable {
         (0..<count).map { take($0) }
     }
 
-    /// Leaves the parts no thread has started undone (the caller stopped wanting them).
+    /// Threads start no more parts (the caller stopped wanting them); those running finish.
     func abandon() {
-        condition.withLock { next = count }
+        condition.withLock { end = next }
     }
 }
