@@ -113,15 +113,18 @@ package enum CanonicalJSON {
         var utf8 = Substring(literal).utf8[...]
         let negative = utf8.first == UInt8(ascii: "-")
         if negative { utf8 = utf8.dropFirst() }
-        let point = utf8.firstIndex(of: UInt8(ascii: "."))
-        if let last = utf8.last, !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }), let canonical = asWritten(
-            literal, wholeDigits: utf8.distance(from: utf8.startIndex, to: point ?? utf8.endIndex),
-            startsWithZero: utf8.first == UInt8(ascii: "0"), lastDigit: last, hasFraction: point != nil)
-        {
-            return canonical
+        if let last = utf8.last, !utf8.contains(where: { $0 | 0x20 == UInt8(ascii: "e") }) {
+            let point = utf8.firstIndex(of: UInt8(ascii: "."))
+            if let canonical = asWritten(
+                literal, wholeDigits: utf8.distance(from: utf8.startIndex, to: point ?? utf8.endIndex),
+                startsWithZero: utf8.first == UInt8(ascii: "0"), lastDigit: last, hasFraction: point != nil)
+            {
+                return canonical
+            }
         }
         let exponentStart = utf8.firstIndex { $0 | 0x20 == UInt8(ascii: "e") }
         let mantissa = utf8[..<(exponentStart ?? utf8.endIndex)]
+        let point = mantissa.firstIndex(of: UInt8(ascii: "."))
         let fraction = point.map { mantissa[mantissa.index(after: $0)...] } ?? mantissa[mantissa.endIndex...]
         var digits = Array(mantissa[..<(point ?? mantissa.endIndex)]) + Array(fraction)
         var exponent = -fraction.count
