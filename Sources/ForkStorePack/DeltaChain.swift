@@ -13,8 +13,10 @@ package final class DeltaChains {
     /// The deepest chain, git's own maximum (`pack-objects --depth`).
     package static let maximumDepth = 4_095
 
-    private let packs: [(index: PackIndex, path: String)]
-    private var mapped: [Int: Data] = [:]
+    private let indexes: [PackIndex]
+    /// Beside each index, its pack's path.
+    private let paths: [String]
+    private var mapped: [Int: PinnedBytes] = [:]
     private let inflater: Inflater
     /// What the chain from a delta's entry down to its whole base costs, for every delta
     /// whose chain passed under ``checkedLimit``: a chain shared by many objects (the versions
@@ -30,9 +32,12 @@ package final class DeltaChains {
 
     /// The packs in `folder` (an `objects/pack` folder).
     package init(packFolder folder: String) throws(PackError) {
-        var packs: [(index: PackIndex, path: String)] = []
-        for pack in PackFile.packs(in: folder) { packs.append((try PackIndex(path: pack.base + ".idx"), pack.base + ".pack")) }
-        self.packs = packs
+        var indexes: [PackIndex] = [], paths: [String] = []
+        for pack in PackFile.packs(in: folder) {
+            indexes.append(try PackIndex(path: pack.base + ".idx"))
+            paths.append(pack.base + ".pack")
+        }
+        (self.indexes, self.paths) = (indexes, paths)
         inflater = try Inflater()
     }
 
@@ -57,7 +62,7 @@ package final class DeltaChains {
         }
         // The deltas read on the way down, each with what it adds (its data and what it makes).
         var deltas: [(entry: Entry, cost: Int)] = []
-        var next = location(of: id)
+        var next = indexes.location(of: id)
         while let (pack, offset) = next {
             let here = Entry(pack: pack, offset: offset)
             if let rest = checkedChains[here] {
@@ -66,21 +71,20 @@ package final class DeltaChains {
                 try admitTotal()
                 break
             }
-            let data = try self.data(of: pack)
-            let entry = try EntryAtOffset(at: offset, in: data)
+            let packed = try bytes(of: pack)
+            let entry = try EntryAtOffset(at: offset, in: packed.bytes)
             let whole = entry.header.type.kind != nil
             try admit(entry.header.size, whole ? (depth == 0 ? object : "the delta base of \(object)") : "a delta of \(object)")
             switch entry.base {
             case nil: next = nil
             case .offset(let base)?: next = (pack, base)
             case .id(let base)?:
-                next = location(of: base)
+                next = indexes.location(of: base)
                 if next == nil { try outsidePacks(base) }
             }
             guard !whole else { break }
-            let made = try data.withBytes { (bytes) throws(PackError) in
-                try Self.resultSize(inflater.inflatePrefix(UnsafeRawBufferPointer(rebasing: bytes[entry.data..<bytes.count - 20]), count: 20))
-            }
+            let data = UnsafeRawBufferPointer(rebasing: packed.bytes[entry.data..<packed.bytes.count - 20])
+            let made = try Self.resultSize(inflater.inflatePrefix(data, count: 20))
             try admit(made, "an object rebuilt along the deltas of \(object)")
             deltas.append((here, entry.header.size + made))
             depth += 1
@@ -95,20 +99,12 @@ package final class DeltaChains {
         }
     }
 
-    /// The pack holding `id` and where its entry starts.
-    private func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
-        for (number, pack) in packs.enumerated() {
-            if let offset = pack.index.offset(of: id) { return (number, offset) }
-        }
-        return nil
-    }
-
-    private func data(of pack: Int) throws(PackError) -> Data {
-        if let data = mapped[pack] { return data }
-        let data = try MappedFile.map(packs[pack].path)
-        guard data.count >= 32 else { throw .damaged(packs[pack].path, "not a pack") }
-        mapped[pack] = data
-        return data
+    private func bytes(of pack: Int) throws(PackError) -> PinnedBytes {
+        if let bytes = mapped[pack] { return bytes }
+        let bytes = try PinnedBytes(mapping: paths[pack])
+        guard bytes.bytes.count >= 32 else { throw .damaged(paths[pack], "not a pack") }
+        mapped[pack] = bytes
+        return bytes
     }
 
     /// The size of the object a delta makes: the second of the two sizes its data starts with.

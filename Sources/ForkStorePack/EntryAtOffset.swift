@@ -18,11 +18,6 @@ struct EntryAtOffset {
     let data: Int
 
     /// The entry at `offset` of `pack` (a whole pack file's bytes).
-    init(at offset: Int, in pack: Data) throws(PackError) {
-        self = try pack.withBytes { (bytes) throws(PackError) in try EntryAtOffset(at: offset, in: bytes) }
-    }
-
-    /// The entry at `offset` of `pack` (a whole pack file's bytes).
     init(at offset: Int, in pack: UnsafeRawBufferPointer) throws(PackError) {
         guard offset >= 12, offset < pack.count - 20 else { throw .damaged(nil, "an entry lies outside its pack") }
         let entry = UnsafeRawBufferPointer(rebasing: pack[offset..<pack.count - 20])

@@ -13,7 +13,9 @@ import ForkStoreLocks
 /// may have touched that much of them (a file mapping loses nothing: a later read maps a page
 /// again), so memory stays bounded however large the packs.
 package final class MappedPacks: Sendable {
-    private let packs: [(index: PackIndex, bytes: PinnedBytes, path: String)]
+    private let indexes: [PackIndex]
+    /// Beside each index, its pack: the bytes and the path.
+    private let packs: [(bytes: PinnedBytes, path: String)]
     /// Nil when the packs fit in the budget whole.
     private let residentBudget: Int?
     /// What reads may have touched since the pages were last given back, and how often they were.
@@ -22,12 +24,13 @@ package final class MappedPacks: Sendable {
     /// `packs` mapped. One that cannot be mapped, or whose index cannot be read, is left out:
     /// its objects are not found here.
     package init(_ packs: [PackFile], residentBudget: Int = 64 << 20) {
-        self.packs = packs.compactMap { pack in
+        let opened = packs.compactMap { pack -> (PackIndex, (PinnedBytes, String))? in
             guard let index = try? PackIndex(path: pack.base + ".idx"), let bytes = try? PinnedBytes(mapping: pack.base + ".pack"),
                 bytes.bytes.count >= 32
             else { return nil }
-            return (index, bytes, pack.base + ".pack")
+            return (index, (bytes, pack.base + ".pack"))
         }
+        (indexes, self.packs) = (opened.map(\.0), opened.map(\.1))
         self.residentBudget = self.packs.reduce(0) { $0 + $1.bytes.bytes.count } > residentBudget ? residentBudget : nil
     }
 
@@ -38,7 +41,7 @@ package final class MappedPacks: Sendable {
     /// at most ``DeltaChains/costPerObjectLimit`` times `maximumSize` in all, as a fetch's
     /// chains are held to.
     package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater) throws(PackError) -> PackReader.Object? {
-        guard var location = location(of: id) else { return nil }
+        guard var location = indexes.location(of: id) else { return nil }
         var deltas: [(pack: Int, entry: EntryAtOffset)] = []
         var object: PackReader.Object
         var cost = 0
@@ -70,7 +73,7 @@ package final class MappedPacks: Sendable {
             switch entry.base {
             case .offset(let base)?: location = (location.pack, base)
             case .id(let base)?:
-                guard let found = self.location(of: base) else { return nil }
+                guard let found = indexes.location(of: base) else { return nil }
                 location = found
             case nil: throw .damaged(packs[location.pack].path, "the entry at \(location.offset) is neither an object nor a delta")
             }
@@ -83,14 +86,6 @@ package final class MappedPacks: Sendable {
             try admit(object.bytes.count, in: pack)
         }
         return object
-    }
-
-    /// The pack holding `id` and where its entry starts.
-    private func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
-        for number in packs.indices {
-            if let offset = packs[number].index.offset(of: id) { return (number, offset) }
-        }
-        return nil
     }
 
     /// How many times the pages read were given back (for tests).

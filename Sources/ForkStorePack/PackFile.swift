@@ -36,12 +36,7 @@ package struct PackFile: Sendable, Equatable {
         let indexes = packs.compactMap { try? PackIndex(path: $0.base + ".idx") }
         var keys = [(pack: Int, offset: Int)](repeating: (Int.max, 0), count: ids.count)
         for (position, id) in ids.enumerated() {
-            for (number, index) in indexes.enumerated() {
-                if let offset = index.offset(of: id) {
-                    keys[position] = (number, offset)
-                    break
-                }
-            }
+            if let location = indexes.location(of: id) { keys[position] = location }
         }
         return ids.indices.sorted { keys[$0] < keys[$1] || (keys[$0] == keys[$1] && $0 < $1) }
     }

@@ -158,6 +158,17 @@ package struct PackIndex: Sendable {
     var checkedBytesHash: [UInt8] { Array(Insecure.SHA1.hash(data: UnsafeRawBufferPointer(rebasing: storage.bytes.dropLast(20)))) }
 }
 
+extension [PackIndex] {
+    /// The first of these indexes that holds `id` (the number of its pack), and where the
+    /// object's entry starts in that pack.
+    func location(of id: ObjectID) -> (pack: Int, offset: Int)? {
+        for number in indices {
+            if let offset = self[number].offset(of: id) { return (number, offset) }
+        }
+        return nil
+    }
+}
+
 extension [PackIndex.Entry] {
     /// The position of the entry starting at `offset`, in entries in pack order
     /// (``PackIndex/entriesInPackOrder()``), found by binary search: a dictionary of every
