@@ -34,6 +34,7 @@ extension FuzzTarget {
         .packReader,
         .lfsBatch,
         .assetReferences,
+        .treeEntries,
     ]
 
     static func named(_ name: String) -> FuzzTarget? {

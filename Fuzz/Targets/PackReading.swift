@@ -9,8 +9,8 @@ extension FuzzTarget {
     /// its bytes flipped where the input says, read for every kind, for blobs or for trees (whose
     /// kinds come from the entries' headers alone). Either the reading fails, or it gives each
     /// object once: every one written, for every kind; only written ones, for blobs; none, for
-    /// trees. Each object is also read by id (``MappedPacks``), before the flip as written, after
-    /// it within the limit.
+    /// trees. Each object is also read by id (``MappedPacks``), before the flip as written (also
+    /// newest first through a small ``ObjectCache``), after it within the limit.
     static let packReader = FuzzTarget(name: "pack-reader") { bytes in
         guard bytes.count >= 4 else { return }
         let flip = Int(bytes[0]) << 8 | Int(bytes[1]), mask = bytes[2] | 1
@@ -46,6 +46,12 @@ extension FuzzTarget {
                 let read = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater)
                 check(read?.kind == .blob && read?.bytes == object, "\(entry.id.hex) read by id otherwise")
             }
+            // Newest first through a small cache, as a fetch's walk reads trees: the same.
+            var cache = ObjectCache(budget: 2_048)
+            for (entry, object) in zip(entries, objects).reversed() {
+                let read = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater, cache: &cache)
+                check(read?.kind == .blob && read?.bytes == object, "\(entry.id.hex) read through the cache otherwise")
+            }
         }
         guard var pack = FileManager.default.contents(atPath: base + ".pack") else { return }
         pack[flip % pack.count] ^= mask
@@ -54,9 +60,12 @@ extension FuzzTarget {
         // hash is checked there, as libgit2's reads check none).
         if let inflater = try? Inflater() {
             let mapped = MappedPacks([packFile])
+            var cache = ObjectCache(budget: 2_048)
             for entry in entries {
                 guard let read = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater) else { continue }
                 check(read.bytes.count <= 1 << 20, "\(read.bytes.count) bytes read by id, over the limit")
+                let cached = try? mapped.object(entry.id, maximumSize: 1 << 20, inflater: inflater, cache: &cache)
+                check(cached == nil || cached?.bytes == read.bytes, "\(entry.id.hex) read through the cache otherwise")
             }
         }
 

@@ -82,6 +82,12 @@ package final class PinnedBytes: @unchecked Sendable {
         isMapped = false
     }
 
+    /// Gives the pages read back to the system when the bytes are a file mapping
+    /// (``MappedFile/release(_:from:to:)``); bytes copied into memory are kept as they are.
+    package func releasePages() {
+        if isMapped { MappedFile.release(bytes, from: 0, to: bytes.count) }
+    }
+
     deinit {
         guard let address = bytes.baseAddress else { return }
         if isMapped {

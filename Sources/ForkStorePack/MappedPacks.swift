@@ -41,8 +41,17 @@ package final class MappedPacks: Sendable {
     /// at most ``DeltaChains/costPerObjectLimit`` times `maximumSize` in all, as a fetch's
     /// chains are held to.
     package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater) throws(PackError) -> PackReader.Object? {
+        var none = ObjectCache(budget: 0)
+        return try object(id, maximumSize: maximumSize, inflater: inflater, cache: &none)
+    }
+
+    /// ``object(_:maximumSize:inflater:)``, keeping what each delta makes in `cache`, and
+    /// starting from what it holds: reading the versions of a tree, each a delta on the
+    /// next, each costs one delta rather than its whole chain (a first sync's shard folders
+    /// lie 23 deltas deep on average).
+    package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater, cache: inout ObjectCache) throws(PackError) -> PackReader.Object? {
         guard var location = indexes.location(of: id) else { return nil }
-        var deltas: [(pack: Int, entry: EntryAtOffset)] = []
+        var deltas: [(pack: Int, entry: EntryAtOffset, key: Int)] = []
         var object: PackReader.Object
         var cost = 0
         // Packs are named by number, and their paths looked up only for an error: a copy of a
@@ -54,6 +63,11 @@ package final class MappedPacks: Sendable {
             }
         }
         while true {
+            let key = location.pack << 48 | location.offset
+            if let made = cache[key] {
+                object = made
+                break
+            }
             let entry: EntryAtOffset
             do {
                 entry = try EntryAtOffset(at: location.offset, in: packs[location.pack].bytes.bytes)
@@ -63,9 +77,10 @@ package final class MappedPacks: Sendable {
             try admit(entry.header.size, in: location.pack)
             if let kind = entry.header.type.kind {
                 object = PackReader.Object(kind: kind, bytes: try inflate(entry, in: location.pack, inflater: inflater))
+                if !deltas.isEmpty { cache[key] = object }
                 break
             }
-            deltas.append((location.pack, entry))
+            deltas.append((location.pack, entry, key))
             // Offset deltas only point back; reference deltas could make a loop.
             guard deltas.count <= DeltaChains.maximumDepth else {
                 throw .damaged(packs[location.pack].path, "\(id.hex) is stored as more than \(DeltaChains.maximumDepth) deltas")
@@ -78,12 +93,13 @@ package final class MappedPacks: Sendable {
             case nil: throw .damaged(packs[location.pack].path, "the entry at \(location.offset) is neither an object nor a delta")
             }
         }
-        for (pack, entry) in deltas.reversed() {
+        for (pack, entry, key) in deltas.reversed() {
             let delta = try inflate(entry, in: pack, inflater: inflater)
             object.bytes = try delta.withBytes { (delta) throws(PackError) in
                 try object.bytes.withBytes { (base) throws(PackError) in try Delta.apply(delta, to: base, maximumSize: maximumSize) }
             }
             try admit(object.bytes.count, in: pack)
+            cache[key] = object
         }
         return object
     }
@@ -107,8 +123,12 @@ package final class MappedPacks: Sendable {
             reading = (0, reading.releases + 1)
             return true
         }
-        // Other threads may be reading these pages: they map them again from the file.
-        if release { for pack in packs { MappedFile.release(pack.bytes.bytes, from: 0, to: pack.bytes.bytes.count) } }
+        // Other threads may be reading these pages: they map them again from the file. The
+        // indexes' pages too: each lookup touches a dozen of them.
+        if release {
+            for pack in packs { pack.bytes.releasePages() }
+            for index in indexes { index.releasePages() }
+        }
         return bytes
     }
 }

@@ -1,22 +1,27 @@
-/// The objects a reader rebuilt last, by entry, up to 4 MB: delta bases are usually read just
-/// before their deltas, so a small cache spares re-reading chains. Emptied whole when full,
-/// which is simple and keeps memory bounded.
-struct ObjectCache {
-    private var objects: [Int: PackReader.Object] = [:]
+/// The objects a reader rebuilt last, by entry, up to a budget (4 MB by default): delta bases
+/// are usually read just before their deltas, so a small cache spares re-reading chains. Kept
+/// in two halves: when the recent half is full, it becomes the older one and the older one is
+/// let go of, so what was made just before is still there after (emptied whole, the cache lost
+/// the bases of the very next reads each time it filled). A budget of 0 keeps nothing and
+/// costs no lookup.
+package struct ObjectCache {
+    private var recent: [Int: PackReader.Object] = [:], older: [Int: PackReader.Object] = [:]
+    /// The bytes of the objects in `recent`.
     private var bytes = 0
     private let budget: Int
 
-    init(budget: Int = 4 << 20) { self.budget = budget }
+    package init(budget: Int = 4 << 20) { self.budget = budget }
 
-    subscript(number: Int) -> PackReader.Object? {
-        get { objects[number] }
+    package subscript(number: Int) -> PackReader.Object? {
+        get { budget > 0 ? recent[number] ?? older[number] : nil }
         set {
-            guard let newValue, newValue.bytes.count <= budget else { return }
-            if bytes + newValue.bytes.count > budget {
-                objects.removeAll(keepingCapacity: true)
+            guard budget > 0, let newValue, newValue.bytes.count <= budget / 2 else { return }
+            if bytes + newValue.bytes.count > budget / 2 {
+                older = recent
+                recent = [:]
                 bytes = 0
             }
-            objects[number] = newValue
+            recent[number] = newValue
             bytes += newValue.bytes.count
         }
     }

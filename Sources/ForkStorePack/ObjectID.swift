@@ -29,6 +29,14 @@ package struct ObjectID: Hashable, Sendable, CustomStringConvertible, Comparable
         self.bytes = bytes
     }
 
+    /// The id whose bytes are the first 20 of `buffer`; nil when it is shorter. Not generic:
+    /// from other modules, the generic one is not specialized, and each call looked its types
+    /// up at run time.
+    package init?(copying buffer: UnsafeRawBufferPointer) {
+        guard buffer.count >= 20 else { return nil }
+        self.bytes = buffer.loadUnaligned(as: Bytes.self)
+    }
+
     /// Parses 40 hexadecimal digits; returns nil for anything else.
     package init?(hex: String) {
         var hex = hex

@@ -77,6 +77,11 @@ package struct PackIndex: Sendable {
     private var largeStart: Int { offsetsStart + count * 4 }
 
     /// The id of the `number`th entry in id order.
+    /// Gives the pages of a mapped index back to the system (``PinnedBytes/releasePages()``).
+    package func releasePages() {
+        storage.releasePages()
+    }
+
     package func id(at number: Int) -> ObjectID {
         ObjectID(copying: UnsafeRawBufferPointer(rebasing: storage.bytes[Self.idsStart + number * 20..<Self.idsStart + number * 20 + 20])) ?? .zero
     }

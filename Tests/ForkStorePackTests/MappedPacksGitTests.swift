@@ -88,6 +88,55 @@ struct MappedPacksGitTests {
         }
     }
 
+    /// Read through a cache in the chain's order, as a fetch's walk reads the versions of a
+    /// tree, each version costs one delta on the one before: the deep versions, whose whole
+    /// chains cost more than 64 times the limit to rebuild, are refused without the cache and
+    /// read with it, as git wrote them.
+    @Test func throughACacheEachVersionIsOneDeltaOnTheLast() async throws {
+        let folder = TemporaryFolder("mapped-packs")
+        let repository = folder.child("r.git")
+        try await git("init", "-q", "--bare", repository)
+        var version = Array("0\n".utf8)
+        var versions = [version], deltas: [[UInt8]] = []
+        for number in 1...300 {
+            let line = Array("\(number)\n".utf8)
+            let copy: [UInt8] = [0x80 | 0x10 | 0x20, UInt8(version.count & 0xFF), UInt8(version.count >> 8)]
+            deltas.append(Delta.header(base: version.count, result: version.count + line.count) + [UInt8(line.count)] + line + copy)
+            version = line + version
+            versions.append(version)
+        }
+        try await onOwnThread { [deltas] in
+            try writeDeltaChainPack(base: Array("0\n".utf8), deltas: deltas, into: repository + "/objects/pack", scratch: folder.path)
+        }
+        let packs = MappedPacks(PackFile.packs(in: repository + "/objects/pack"))
+        let inflater = try Inflater()
+        let limit = 2_000
+        let deepest = ObjectID.blobHash(of: version)
+        #expect(throws: PackError.self) { try packs.object(deepest, maximumSize: limit, inflater: inflater) }
+        var cache = ObjectCache(budget: 16_384)
+        for expected in versions {
+            #expect(try packs.object(ObjectID.blobHash(of: expected), maximumSize: limit, inflater: inflater, cache: &cache)?.bytes == expected)
+        }
+        #expect(try await git("--git-dir", repository, "cat-file", "-p", deepest.hex).stdout == String(decoding: version, as: UTF8.self))
+    }
+
+    /// The cache keeps what was made last in two halves: filling the recent half moves it to
+    /// the older one, so the objects just before are still there; the half before that goes.
+    @Test func theCacheKeepsTheLastHalfOfItsBudgetAndTheOneBefore() {
+        var cache = ObjectCache(budget: 4_000)
+        func object(_ number: Int) -> PackReader.Object { PackReader.Object(kind: .blob, bytes: [UInt8](repeating: UInt8(number), count: 1_000)) }
+        for number in 0..<6 { cache[number] = object(number) }
+        // 0 and 1 filled a half, 2 and 3 the next, 4 and 5 the last: 0 and 1 went.
+        #expect(cache[0] == nil && cache[1] == nil)
+        for number in 2..<6 { #expect(cache[number]?.bytes == object(number).bytes) }
+        // Larger than half the budget: not kept, and nothing else goes for it.
+        cache[9] = PackReader.Object(kind: .blob, bytes: [UInt8](repeating: 9, count: 2_001))
+        #expect(cache[9] == nil && cache[5] != nil)
+        var none = ObjectCache(budget: 0)
+        none[1] = PackReader.Object(kind: .blob, bytes: [])
+        #expect(none[1] == nil)
+    }
+
     /// Packs larger than the budget give their pages back as reads go, and read the same after;
     /// packs within it keep them.
     @Test func pagesAreGivenBackPastTheBudgetAndReadAgain() async throws {

@@ -37,6 +37,7 @@ extension StoreEngine {
         trustedOwners: Set<ParticipantKey> = [], archives: [CommitID: ObjectID] = [:], in session: StoreSession,
         memory: IncomingCheckMemory = IncomingCheckMemory(), progress: IncomingCheckProgress? = nil
     ) throws -> (commits: [ObjectID], objects: Set<ObjectID>) {
+        defer { memory.closeFetchedTrees() }
         let arriving = try git("listing the fetched commits") { () throws(GitError) in
             Array(try session.repository.walk(from: head, hiding: known).reversed())
         }

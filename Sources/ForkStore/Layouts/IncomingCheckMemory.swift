@@ -25,6 +25,9 @@ final class IncomingCheckMemory {
     /// (neither checked ahead nor earlier in the walk).
     var recordsCheckedAhead = 0, recordsCheckedByWalk = 0
 
+    /// The packs of the repository the walk reads, opened on its first tree.
+    private var fetchedTrees: (repository: Repository, trees: FetchedTrees?)?
+
     private struct RecordKey: Hashable {
         var blob: ObjectID, modelVersion: Int?
     }
@@ -67,6 +70,19 @@ final class IncomingCheckMemory {
             treeBytes += cost
         }
         return entries
+    }
+
+    /// The trees of `repository`'s packs, trees of at most `maximumSize` bytes read there
+    /// (``FetchedTrees``); nil when they cannot be.
+    func fetchedTrees(in repository: Repository, maximumSize: Int) -> FetchedTrees? {
+        if fetchedTrees?.repository !== repository { fetchedTrees = (repository, FetchedTrees(repository, maximumSize: maximumSize)) }
+        return fetchedTrees?.trees
+    }
+
+    /// Unmaps the packs ``fetchedTrees(in:maximumSize:)`` opened: a walk is over, and what
+    /// follows (the objects moving into the store) should not find them still resident.
+    func closeFetchedTrees() {
+        fetchedTrees = nil
     }
 
     /// The record id a blob was found to hold when checked for this model version, if it was.

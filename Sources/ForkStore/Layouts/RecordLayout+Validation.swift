@@ -51,10 +51,14 @@ extension RecordLayout {
         var deferred: [(path: String, entry: TreeEntry)]?
 
         /// A tree's entries, read raw and parsed here (tens of thousands of trees arrive with
-        /// a large first fetch), each once across the fetch's commits (``IncomingCheckMemory``).
+        /// a large first fetch), each once across the fetch's commits (``IncomingCheckMemory``),
+        /// from the packs mapped whole where they are (``FetchedTrees``).
         func entries(of tree: ObjectID, path: String) throws(StoreError) -> [TreeEntry] {
             try memory.entries(of: tree) { (tree) throws(StoreError) in
-                try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
+                if let entries = memory.fetchedTrees(in: session.repository, maximumSize: max(limits.size, 16 << 20))?.entries(of: tree) {
+                    return entries
+                }
+                return try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
                     try session.repository.treeEntriesBypassingCache(tree)
                 }
             }

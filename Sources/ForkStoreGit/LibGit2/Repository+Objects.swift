@@ -42,6 +42,34 @@ package struct TreeEntry: Sendable, Equatable {
         self.mode = mode
     }
 
+    /// The entries of tree `id`, parsed from its raw data (git's `<mode> <name>\0<20-byte id>`,
+    /// one after the other), in the order written. A mode is octal digits only, as git reads it.
+    package static func entries(parsing data: UnsafeRawBufferPointer, of id: ObjectID) throws(GitError) -> [TreeEntry] {
+        var entries: [TreeEntry] = []
+        var start = 0
+        while start < data.count {
+            guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,
+                let mode = octal(data[start..<space]),
+                let entryID = ObjectID(copying: UnsafeRawBufferPointer(rebasing: data[nul + 1..<nul + 21]))
+            else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
+            let kind: EntryKind = mode == 0o40000 ? .tree : (mode == 0o160000 ? .other : .blob)
+            entries.append(TreeEntry(name: String(decoding: data[space + 1..<nul], as: UTF8.self), id: entryID, kind: kind, mode: mode))
+            start = nul + 21
+        }
+        return entries
+    }
+
+    /// The value of one or more octal digits; nil for anything else, or a value over 32 bits.
+    private static func octal(_ digits: Slice<UnsafeRawBufferPointer>) -> UInt32? {
+        guard !digits.isEmpty else { return nil }
+        var value: UInt32 = 0
+        for digit in digits {
+            guard (0x30...0x37).contains(digit), value <= UInt32.max >> 3 else { return nil }
+            value = value << 3 | UInt32(digit - 0x30)
+        }
+        return value
+    }
+
     /// A plain file (mode 100644), the only kind of blob a store writes.
     package var isPlainFile: Bool { kind == .blob && mode == 0o100644 }
 
@@ -167,17 +195,7 @@ extension Repository {
         var entries: [TreeEntry] = []
         try withRawObjectUncached(id) { (kind, data) throws(GitError) in
             guard kind == .tree else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
-            var start = 0
-            while start < data.count {
-                guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,
-                    let mode = UInt32(String(decoding: data[start..<space], as: UTF8.self), radix: 8)
-                else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
-                var oid = git_oid()
-                withUnsafeMutableBytes(of: &oid.id) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: data[nul + 1..<nul + 21])) }
-                let kind: EntryKind = mode == 0o40000 ? .tree : (mode == 0o160000 ? .other : .blob)
-                entries.append(TreeEntry(name: String(decoding: data[space + 1..<nul], as: UTF8.self), id: ObjectID(oid), kind: kind, mode: mode))
-                start = nul + 21
-            }
+            entries = try TreeEntry.entries(parsing: data, of: id)
         }
         return entries
     }
