@@ -75,7 +75,16 @@ package struct TreeEntry: Sendable, Equatable {
 
     /// Whether `self` comes before `other` in a git tree (see ``gitOrder(_:isFolder:_:isFolder:)``).
     package func precedesInTree(_ other: TreeEntry) -> Bool {
-        Self.gitOrder(name.utf8, isFolder: kind == .tree, other.name.utf8, isFolder: other.kind == .tree) < 0
+        let (isFolder, otherIsFolder) = (kind == .tree, other.kind == .tree)
+        // Over the names' bytes where they lie in one piece, as they do when parsed from a
+        // tree: a fetch's walk compares every entry of every tree it reads with the next, and
+        // through the generic views this took a tenth of its time.
+        let contiguous = name.utf8.withContiguousStorageIfAvailable { left in
+            other.name.utf8.withContiguousStorageIfAvailable { right in
+                Self.gitOrder(left, isFolder: isFolder, right, isFolder: otherIsFolder) < 0
+            }
+        }
+        return (contiguous ?? nil) ?? (Self.gitOrder(name.utf8, isFolder: isFolder, other.name.utf8, isFolder: otherIsFolder) < 0)
     }
 
     /// Git's order of tree entries: by name, bytewise, a folder's name as if it ended in "/"
