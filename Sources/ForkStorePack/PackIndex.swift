@@ -76,12 +76,12 @@ package struct PackIndex: Sendable {
     private var offsetsStart: Int { crcsStart + count * 4 }
     private var largeStart: Int { offsetsStart + count * 4 }
 
-    /// The id of the `number`th entry in id order.
     /// Gives the pages of a mapped index back to the system (``PinnedBytes/releasePages()``).
     package func releasePages() {
         storage.releasePages()
     }
 
+    /// The id of the `number`th entry in id order.
     package func id(at number: Int) -> ObjectID {
         ObjectID(copying: UnsafeRawBufferPointer(rebasing: storage.bytes[Self.idsStart + number * 20..<Self.idsStart + number * 20 + 20])) ?? .zero
     }

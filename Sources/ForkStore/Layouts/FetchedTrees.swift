@@ -26,7 +26,7 @@ final class FetchedTrees {
         guard let inflater = try? Inflater() else { return nil }
         // Pages given back often: each read maps the pages around it too, and the same packs
         // are mapped by libgit2's windows as well.
-        (packs, self.inflater, self.maximumSize) = (MappedPacks(repository.packs(), residentBudget: 1 << 20), inflater, maximumSize)
+        (packs, self.inflater, self.maximumSize) = (MappedPacks(repository.packs(), residentBudget: 4 << 20), inflater, maximumSize)
     }
 
     /// The entries of `tree`, or nil when it is to be read elsewhere.
