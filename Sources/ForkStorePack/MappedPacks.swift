@@ -48,7 +48,8 @@ package final class MappedPacks: Sendable {
     /// ``object(_:maximumSize:inflater:)``, keeping what each delta makes in `cache`, and
     /// starting from what it holds: reading the versions of a tree, each a delta on the
     /// next, each costs one delta rather than its whole chain (a first sync's shard folders
-    /// lie 23 deltas deep on average).
+    /// lie 23 deltas deep on average). The cost a chain is held to counts from the object
+    /// found in the cache, which was held to the limit when it was made.
     package func object(_ id: ObjectID, maximumSize: Int, inflater: Inflater, cache: inout ObjectCache) throws(PackError) -> PackReader.Object? {
         guard var location = indexes.location(of: id) else { return nil }
         var deltas: [(pack: Int, entry: EntryAtOffset, key: Int)] = []
@@ -63,8 +64,11 @@ package final class MappedPacks: Sendable {
             }
         }
         while true {
+            // A key per entry (no pack is 2^48 bytes long; an offset past one is refused).
+            guard location.offset < 1 << 48 else { throw .damaged(packs[location.pack].path, "an entry lies at \(location.offset)") }
             let key = location.pack << 48 | location.offset
             if let made = cache[key] {
+                try admit(made.bytes.count, in: location.pack)
                 object = made
                 break
             }

@@ -60,10 +60,9 @@ struct MappedPacksGitTests {
         #expect(try await git("--git-dir", repository, "cat-file", "-t", loose.hex).stdout.hasPrefix("blob"))
     }
 
-    /// A chain of 300 deltas, each on the one before and each adding a line, read at every
-    /// depth: the deltas are applied in the chain's order. git reads the deepest one the same.
-    @Test func aDeepChainIsAppliedInItsOrder() async throws {
-        let folder = TemporaryFolder("mapped-packs")
+    /// A bare repository whose pack holds a chain of 300 deltas, each on the one before and
+    /// each adding a line first; returns it and every version, shallowest first.
+    private func deepChain(in folder: TemporaryFolder) async throws -> (path: String, versions: [[UInt8]]) {
         let repository = folder.child("r.git")
         try await git("init", "-q", "--bare", repository)
         var version = Array("0\n".utf8)
@@ -79,8 +78,16 @@ struct MappedPacksGitTests {
         try await onOwnThread { [deltas] in
             try writeDeltaChainPack(base: Array("0\n".utf8), deltas: deltas, into: repository + "/objects/pack", scratch: folder.path)
         }
-        let deepest = ObjectID.blobHash(of: version)
-        #expect(try await git("--git-dir", repository, "cat-file", "-p", deepest.hex).stdout == String(decoding: version, as: UTF8.self))
+        return (repository, versions)
+    }
+
+    /// The chain read at every depth: the deltas are applied in the chain's order. git reads
+    /// the deepest one the same.
+    @Test func aDeepChainIsAppliedInItsOrder() async throws {
+        let folder = TemporaryFolder("mapped-packs")
+        let (repository, versions) = try await deepChain(in: folder)
+        let deepest = try #require(versions.last)
+        #expect(try await git("--git-dir", repository, "cat-file", "-p", ObjectID.blobHash(of: deepest).hex).stdout == String(decoding: deepest, as: UTF8.self))
         let packs = MappedPacks(PackFile.packs(in: repository + "/objects/pack"))
         let inflater = try Inflater()
         for expected in versions {
@@ -91,47 +98,39 @@ struct MappedPacksGitTests {
     /// Read through a cache in the chain's order, as a fetch's walk reads the versions of a
     /// tree, each version costs one delta on the one before: the deep versions, whose whole
     /// chains cost more than 64 times the limit to rebuild, are refused without the cache and
-    /// read with it, as git wrote them.
+    /// read with it, as they were written.
     @Test func throughACacheEachVersionIsOneDeltaOnTheLast() async throws {
         let folder = TemporaryFolder("mapped-packs")
-        let repository = folder.child("r.git")
-        try await git("init", "-q", "--bare", repository)
-        var version = Array("0\n".utf8)
-        var versions = [version], deltas: [[UInt8]] = []
-        for number in 1...300 {
-            let line = Array("\(number)\n".utf8)
-            let copy: [UInt8] = [0x80 | 0x10 | 0x20, UInt8(version.count & 0xFF), UInt8(version.count >> 8)]
-            deltas.append(Delta.header(base: version.count, result: version.count + line.count) + [UInt8(line.count)] + line + copy)
-            version = line + version
-            versions.append(version)
-        }
-        try await onOwnThread { [deltas] in
-            try writeDeltaChainPack(base: Array("0\n".utf8), deltas: deltas, into: repository + "/objects/pack", scratch: folder.path)
-        }
+        let (repository, versions) = try await deepChain(in: folder)
         let packs = MappedPacks(PackFile.packs(in: repository + "/objects/pack"))
         let inflater = try Inflater()
         let limit = 2_000
-        let deepest = ObjectID.blobHash(of: version)
+        let deepest = ObjectID.blobHash(of: try #require(versions.last))
         #expect(throws: PackError.self) { try packs.object(deepest, maximumSize: limit, inflater: inflater) }
         var cache = ObjectCache(budget: 16_384)
         for expected in versions {
             #expect(try packs.object(ObjectID.blobHash(of: expected), maximumSize: limit, inflater: inflater, cache: &cache)?.bytes == expected)
         }
-        #expect(try await git("--git-dir", repository, "cat-file", "-p", deepest.hex).stdout == String(decoding: version, as: UTF8.self))
     }
 
     /// The cache keeps what was made last in two halves: filling the recent half moves it to
     /// the older one, so the objects just before are still there; the half before that goes.
+    /// Each object costs its bytes and 64 more.
     @Test func theCacheKeepsTheLastHalfOfItsBudgetAndTheOneBefore() {
         var cache = ObjectCache(budget: 4_000)
-        func object(_ number: Int) -> PackReader.Object { PackReader.Object(kind: .blob, bytes: [UInt8](repeating: UInt8(number), count: 1_000)) }
+        func object(_ number: Int, size: Int = 900) -> PackReader.Object { PackReader.Object(kind: .blob, bytes: [UInt8](repeating: UInt8(number), count: size)) }
         for number in 0..<6 { cache[number] = object(number) }
-        // 0 and 1 filled a half, 2 and 3 the next, 4 and 5 the last: 0 and 1 went.
+        // 0 and 1 filled a half (2 x 964 bytes of 2,000), 2 and 3 the next, 4 and 5 the last.
         #expect(cache[0] == nil && cache[1] == nil)
         for number in 2..<6 { #expect(cache[number]?.bytes == object(number).bytes) }
-        // Larger than half the budget: not kept, and nothing else goes for it.
-        cache[9] = PackReader.Object(kind: .blob, bytes: [UInt8](repeating: 9, count: 2_001))
-        #expect(cache[9] == nil && cache[5] != nil)
+        // Set again, an object is not counted twice: the recent half does not fill for it.
+        for _ in 0..<10 { cache[5] = object(5) }
+        #expect(cache[2] != nil)
+        // Larger than half the budget with its 64 bytes: not kept, and nothing goes for it.
+        cache[9] = object(9, size: 1_937)
+        #expect(cache[9] == nil && cache[2] != nil)
+        cache[9] = object(9, size: 1_936)
+        #expect(cache[9] != nil && cache[2] == nil && cache[4] != nil)
         var none = ObjectCache(budget: 0)
         none[1] = PackReader.Object(kind: .blob, bytes: [])
         #expect(none[1] == nil)

@@ -8,7 +8,7 @@ import Testing
 @Suite("Tree entries parsed from raw bytes")
 struct TreeEntriesGitTests {
     /// Trees git wrote, with files, an executable, a symbolic link, a submodule, folders and
-    /// names of several scripts, read raw here: the modes, ids and names `git ls-tree` gives,
+    /// names in several writing systems, read raw here: the modes, ids and names `git ls-tree` gives,
     /// in its order.
     @Test func treesGitWroteReadAsGitReadsThem() async throws {
         let folder = TemporaryFolder("tree-entries")
@@ -43,8 +43,9 @@ struct TreeEntriesGitTests {
     }
 
     /// Bytes that are not a tree as git reads one are refused: a mode with a sign or another
-    /// character than an octal digit, an empty mode, a name without its end, an id cut short.
-    /// A mode with leading zeros is read as git reads it.
+    /// character than an octal digit, an empty mode, a name without its end, an id cut short;
+    /// here also a mode over 32 bits. A mode with leading zeros is read as git reads it, and an
+    /// empty name is read (the layout refuses it with its path).
     @Test func onlyGitsFormParses() throws {
         let id = [UInt8](repeating: 0xAB, count: 20)
         func parse(_ text: String, _ tail: [UInt8]) -> [TreeEntry]? {
@@ -53,7 +54,9 @@ struct TreeEntriesGitTests {
         #expect(parse("100644 a\0", id)?.map(\.mode) == [0o100644])
         #expect(parse("0100644 a\0", id)?.map(\.mode) == [0o100644])
         #expect(parse("40000 d\0", id)?.map(\.kind) == [.tree])
-        for bad in ["+100644 a\0", "-0 a\0", " a\0", "100844 a\0", "100644 a", "77777777777 a\0"] {
+        #expect(parse("37777777777 a\0", id)?.map(\.mode) == [UInt32.max])
+        #expect(parse("100644 \0", id)?.map(\.name) == [""])
+        for bad in ["+100644 a\0", "-0 a\0", " a\0", "100844 a\0", "100644 a", "40000000000 a\0"] {
             #expect(parse(bad, id) == nil, "\(bad)")
         }
         #expect(parse("100644 a\0", Array(id.prefix(19))) == nil)

@@ -5,6 +5,11 @@ struct BlobLimits {
     var size: Int
     /// The largest asset a reference may name, in bytes (``StoreOptions/maximumAssetSize``).
     var assetSize: Int = .max
+
+    /// The largest object a check reads from a fetch's packs: a record blob, or a tree, which
+    /// may be larger than any record. Nothing a record collection stores whole is larger; the
+    /// fetch itself held every object, and every chain of deltas, to its own limits before.
+    var readable: Int { max(size, 16 << 20) }
 }
 
 extension StoreEngine {

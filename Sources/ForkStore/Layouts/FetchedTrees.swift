@@ -15,8 +15,8 @@ import ForkStorePack
 final class FetchedTrees {
     private let packs: MappedPacks
     private let inflater: Inflater
-    /// Two commits' trees and more: a 100,000-record store's 256 shard folders of the second
-    /// level take about 2 MB a version.
+    /// Two commits' trees and more: the 256 folders under `records/` of a 100,000-record store,
+    /// each listing its 256 shard folders, take about 2 MB a version.
     private var cache = ObjectCache(budget: 8 << 20)
     private let maximumSize: Int
 

@@ -73,7 +73,8 @@ final class IncomingCheckMemory {
     }
 
     /// The trees of `repository`'s packs, trees of at most `maximumSize` bytes read there
-    /// (``FetchedTrees``); nil when they cannot be.
+    /// (``FetchedTrees``); nil when they cannot be. Opened on the first call for a repository,
+    /// with that call's `maximumSize`.
     func fetchedTrees(in repository: Repository, maximumSize: Int) -> FetchedTrees? {
         if fetchedTrees?.repository !== repository { fetchedTrees = (repository, FetchedTrees(repository, maximumSize: maximumSize)) }
         return fetchedTrees?.trees

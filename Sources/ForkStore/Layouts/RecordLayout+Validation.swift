@@ -55,7 +55,7 @@ extension RecordLayout {
         /// from the packs mapped whole where they are (``FetchedTrees``).
         func entries(of tree: ObjectID, path: String) throws(StoreError) -> [TreeEntry] {
             try memory.entries(of: tree) { (tree) throws(StoreError) in
-                if let entries = memory.fetchedTrees(in: session.repository, maximumSize: max(limits.size, 16 << 20))?.entries(of: tree) {
+                if let entries = memory.fetchedTrees(in: session.repository, maximumSize: limits.readable)?.entries(of: tree) {
                     return entries
                 }
                 return try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
@@ -142,8 +142,8 @@ extension RecordLayout {
     /// here (the participants file, one that breaks a rule) is left to the walk, which says why.
     func startCheckAhead(_ origin: DataOrigin, limits: BlobLimits, reading blobs: FetchedBlobs) -> IncomingCheckAhead? {
         IncomingCheckAhead(modelVersion: origin.modelVersion, waits: blobs.waitForTheFetch) { found in
-            // Nothing a record collection stores whole is larger: a failure to read leaves the rest to the walk.
-            return blobs.forEach(maximumObjectSize: max(limits.size, 16 << 20)) { blob, object in
+            // A failure to read leaves the rest to the walk.
+            return blobs.forEach(maximumObjectSize: limits.readable) { blob, object in
                 guard object.bytes.count <= limits.size,
                     case .success(let document) = Self.checkedDocument(ofBlob: object.bytes, limits: limits),
                     let envelope = try? decode(document: document, path: "", origin: origin)

@@ -43,7 +43,8 @@ package struct TreeEntry: Sendable, Equatable {
     }
 
     /// The entries of tree `id`, parsed from its raw data (git's `<mode> <name>\0<20-byte id>`,
-    /// one after the other), in the order written. A mode is octal digits only, as git reads it.
+    /// one after the other), in the order written. A mode is octal digits only (up to 32 bits),
+    /// as git reads it. An empty name is read: the layout's rules refuse it, naming the path.
     package static func entries(parsing data: UnsafeRawBufferPointer, of id: ObjectID) throws(GitError) -> [TreeEntry] {
         var entries: [TreeEntry] = []
         var start = 0
