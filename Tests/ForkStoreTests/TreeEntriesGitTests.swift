@@ -1,3 +1,4 @@
+@testable import ForkStore
 import ForkStoreGit
 import ForkStoreTestSupport
 import Foundation
@@ -40,6 +41,33 @@ struct TreeEntriesGitTests {
             }
             #expect(read == listed)
         }
+    }
+
+    /// A fetched commit whose tree holds a folder that is not a tree in git's format (its
+    /// mode signed) is refused, naming the folder, as any other rule of the tree.
+    @Test func aFolderNotInGitsFormatRefusesItsCommit() async throws {
+        let folder = TemporaryFolder("tree-entries")
+        let films = try await RecordStore<Film>.create(at: folder.child("films"))
+        func object(_ arguments: String..., input: String) async throws -> String {
+            try await git(["--git-dir", films.path] + arguments, input: input).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        let records = try await object("hash-object", "-t", "tree", "--literally", "-w", "--stdin", input: "+40000 ab\0" + String(repeating: "A", count: 20))
+        let root = try await object("mktree", input: "040000 tree \(records)\trecords\n")
+        let commit = try await object("commit-tree", root, "-m", "Hostile\n\nModel-Version: 1", input: "")
+        let failure = try await onOwnThread {
+            try films.engine.read { session -> StoreError? in
+                do {
+                    _ = try RecordLayout<Film>().validate(
+                        session.commit(#require(ObjectID(hex: commit))), against: nil, limits: BlobLimits(size: 10_000),
+                        memory: IncomingCheckMemory(), deferringRecords: false, in: session)
+                    return nil
+                } catch let error as StoreError {
+                    return error
+                }
+            }
+        }
+        #expect(failure?.code == .rejectedCommit && failure?.path == "records", "\(String(describing: failure))")
+        #expect(failure?.reason?.contains("not a tree in git's format") == true, "\(String(describing: failure))")
     }
 
     /// Bytes that are not a tree as git reads one are refused: a mode with a sign or another

@@ -52,14 +52,19 @@ extension RecordLayout {
 
         /// A tree's entries, read raw and parsed here (tens of thousands of trees arrive with
         /// a large first fetch), each once across the fetch's commits (``IncomingCheckMemory``),
-        /// from the packs mapped whole where they are (``FetchedTrees``).
+        /// from the packs mapped whole where they are (``FetchedTrees``). A tree that is not
+        /// one in git's format refuses the commit, naming its path.
         func entries(of tree: ObjectID, path: String) throws(StoreError) -> [TreeEntry] {
             try memory.entries(of: tree) { (tree) throws(StoreError) in
                 if let entries = memory.fetchedTrees(in: session.repository, maximumSize: limits.readable)?.entries(of: tree) {
                     return entries
                 }
-                return try git("reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex) { () throws(GitError) in
-                    try session.repository.treeEntriesBypassingCache(tree)
+                do throws(GitError) {
+                    return try session.repository.treeEntriesBypassingCache(tree)
+                } catch where error.function == TreeEntry.parsing {
+                    throw .rejectedCommit(commit: commit.id, path: path, rule: "it is not a tree in git's format (\(error.message))")
+                } catch {
+                    throw StoreError(error, during: "reading \(path.isEmpty ? "the root tree" : path)", object: tree.hex)
                 }
             }
         }

@@ -42,6 +42,10 @@ package struct TreeEntry: Sendable, Equatable {
         self.mode = mode
     }
 
+    /// What a ``GitError`` names as its function when an object read as a tree is not one in
+    /// git's format: the object's data is at fault, not the repository.
+    package static let parsing = "parsing a tree"
+
     /// The entries of tree `id`, parsed from its raw data (git's `<mode> <name>\0<20-byte id>`,
     /// one after the other), in the order written. A mode is octal digits only (up to 32 bits),
     /// as git reads it. An empty name is read: the layout's rules refuse it, naming the path.
@@ -52,7 +56,7 @@ package struct TreeEntry: Sendable, Equatable {
             guard let space = data[start...].firstIndex(of: 0x20), let nul = data[space...].firstIndex(of: 0), nul + 21 <= data.count,
                 let mode = octal(data[start..<space]),
                 let entryID = ObjectID(copying: UnsafeRawBufferPointer(rebasing: data[nul + 1..<nul + 21]))
-            else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
+            else { throw GitError(function: TreeEntry.parsing, rawCode: -1, errorClass: 0, message: "tree \(id.hex) does not parse") }
             let kind: EntryKind = mode == 0o40000 ? .tree : (mode == 0o160000 ? .other : .blob)
             entries.append(TreeEntry(name: String(decoding: data[space + 1..<nul], as: UTF8.self), id: entryID, kind: kind, mode: mode))
             start = nul + 21
@@ -204,7 +208,7 @@ extension Repository {
     package func treeEntriesBypassingCache(_ id: ObjectID) throws(GitError) -> [TreeEntry] {
         var entries: [TreeEntry] = []
         try withRawObjectUncached(id) { (kind, data) throws(GitError) in
-            guard kind == .tree else { throw GitError(function: "tree", rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
+            guard kind == .tree else { throw GitError(function: TreeEntry.parsing, rawCode: -1, errorClass: 0, message: "object \(id.hex) is not a tree") }
             entries = try TreeEntry.entries(parsing: data, of: id)
         }
         return entries
