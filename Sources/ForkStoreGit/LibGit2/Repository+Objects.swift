@@ -85,11 +85,10 @@ package struct TreeEntry: Sendable, Equatable {
         // tree: a fetch's walk compares every entry of every tree it reads with the next, and
         // through the generic views this took a tenth of its time.
         let contiguous = name.utf8.withContiguousStorageIfAvailable { left in
-            other.name.utf8.withContiguousStorageIfAvailable { right in
-                Self.gitOrder(left, isFolder: isFolder, right, isFolder: otherIsFolder) < 0
-            }
+            other.name.utf8.withContiguousStorageIfAvailable { right in Self.gitOrder(left, isFolder: isFolder, right, isFolder: otherIsFolder) }
         }
-        return (contiguous ?? nil) ?? (Self.gitOrder(name.utf8, isFolder: isFolder, other.name.utf8, isFolder: otherIsFolder) < 0)
+        let order = contiguous.flatMap { $0 } ?? Self.gitOrder(name.utf8, isFolder: isFolder, other.name.utf8, isFolder: otherIsFolder)
+        return order < 0
     }
 
     /// Git's order of tree entries: by name, bytewise, a folder's name as if it ended in "/"
